@@ -1,0 +1,68 @@
+"""Per-feature sorted orders and unique-value ranks.
+
+The search never looks at float values: it compares ranks, so a threshold is
+exactly "rank <= r" and routing during the search cannot disagree with routing
+at prediction time.  Float thresholds are produced only when a tree is exported
+(:func:`threshold_between`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class EncodedFeatures:
+    """X as the kernels see it.
+
+    order[f, k] is the id of the k-th sample sorted by feature f (stable), and
+    rank[f, i] is the index of sample i's value among feature f's sorted
+    distinct values ``unique_values[f]``.
+    """
+
+    order: np.ndarray
+    rank: np.ndarray
+    unique_values: list[np.ndarray]
+
+    @property
+    def n_samples(self) -> int:
+        return self.order.shape[1]
+
+    @property
+    def n_features(self) -> int:
+        return self.order.shape[0]
+
+    def threshold(self, feature: int, lo_rank: int, hi_rank: int) -> float:
+        """Float threshold separating rank ``lo_rank`` (left) from ``hi_rank`` (right)."""
+        values = self.unique_values[feature]
+        return threshold_between(float(values[lo_rank]), float(values[hi_rank]))
+
+
+def threshold_between(lo: float, hi: float) -> float:
+    """Midpoint of two distinct values, guaranteed to satisfy lo <= t < hi.
+
+    The plain midpoint can round up to ``hi`` when the two values are adjacent
+    floats; then ``lo`` itself is the only threshold that still routes both
+    sides correctly with ``x <= t``.
+    """
+    t = lo + (hi - lo) / 2.0
+    if not (lo <= t < hi):
+        t = lo
+    return t
+
+
+def encode_features(X: np.ndarray) -> EncodedFeatures:
+    """Encode a finite float64 matrix of shape (n, p)."""
+    X = np.asarray(X, dtype=np.float64)
+    n, p = X.shape
+    order = np.empty((p, n), dtype=np.int32)
+    rank = np.empty((p, n), dtype=np.int32)
+    uniques: list[np.ndarray] = []
+    for f in range(p):
+        col = X[:, f]
+        values, inverse = np.unique(col, return_inverse=True)
+        order[f] = np.argsort(col, kind="stable")
+        rank[f] = inverse.reshape(-1)
+        uniques.append(values)
+    return EncodedFeatures(order=order, rank=rank, unique_values=uniques)

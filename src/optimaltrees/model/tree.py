@@ -1,0 +1,157 @@
+"""A binary decision tree stored as flat arrays, in the spirit of sklearn's ``Tree``.
+
+Node 0 is the root.  For node ``i``: ``feature[i]`` is -1 for a leaf; otherwise
+samples with ``x[feature[i]] <= threshold[i]`` go to ``children_left[i]`` and
+the others to ``children_right[i]``.  ``value[i]`` holds the training class
+counts that reach node ``i``; a leaf predicts the first class with the largest
+count.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+import numpy as np
+
+FORMAT_VERSION = 1
+
+
+@dataclass(eq=False)
+class Tree:
+    feature: np.ndarray
+    threshold: np.ndarray
+    children_left: np.ndarray
+    children_right: np.ndarray
+    value: np.ndarray
+    n_features: int
+
+    def __post_init__(self) -> None:
+        self.feature = np.asarray(self.feature, dtype=np.int64)
+        self.threshold = np.asarray(self.threshold, dtype=np.float64)
+        self.children_left = np.asarray(self.children_left, dtype=np.int64)
+        self.children_right = np.asarray(self.children_right, dtype=np.int64)
+        self.value = np.asarray(self.value, dtype=np.float64)
+        if self.value.ndim != 2 or self.value.shape[0] != self.feature.shape[0]:
+            raise ValueError("value must have shape (node_count, n_classes)")
+
+    # -- shape ---------------------------------------------------------------
+    @property
+    def node_count(self) -> int:
+        return int(self.feature.shape[0])
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.value.shape[1])
+
+    @property
+    def n_leaves(self) -> int:
+        return int(np.sum(self.feature < 0))
+
+    @property
+    def n_branch_nodes(self) -> int:
+        return int(np.sum(self.feature >= 0))
+
+    @property
+    def n_node_samples(self) -> np.ndarray:
+        return self.value.sum(axis=1).astype(np.int64)
+
+    @property
+    def max_depth(self) -> int:
+        depth = np.zeros(self.node_count, dtype=np.int64)
+        for i in range(self.node_count):  # parents precede children
+            if self.feature[i] >= 0:
+                depth[self.children_left[i]] = depth[i] + 1
+                depth[self.children_right[i]] = depth[i] + 1
+        return int(depth.max()) if self.node_count else 0
+
+    # -- prediction ------------------------------------------------------------
+    def apply(self, X: np.ndarray) -> np.ndarray:
+        """Index of the leaf each row of X ends in."""
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != self.n_features:
+            raise ValueError(
+                f"X has {X.shape[-1] if X.ndim else 0} features, the tree expects {self.n_features}"
+            )
+        node = np.zeros(X.shape[0], dtype=np.int64)
+        active = np.nonzero(self.feature[node] >= 0)[0]
+        while active.size:
+            cur = node[active]
+            f = self.feature[cur]
+            left = X[active, f] <= self.threshold[cur]
+            node[active] = np.where(left, self.children_left[cur], self.children_right[cur])
+            active = active[self.feature[node[active]] >= 0]
+        return node
+
+    def decision_path_counts(self, X: np.ndarray, y_index: np.ndarray, n_classes: int) -> np.ndarray:
+        """Class counts of (X, y) at every node, leaves and branches alike."""
+        X = np.asarray(X, dtype=np.float64)
+        counts = np.zeros((self.node_count, n_classes), dtype=np.float64)
+        node = np.zeros(X.shape[0], dtype=np.int64)
+        active = np.arange(X.shape[0])
+        while active.size:
+            cur = node[active]
+            np.add.at(counts, (cur, y_index[active]), 1.0)
+            branch = self.feature[cur] >= 0
+            active, cur = active[branch], cur[branch]
+            f = self.feature[cur]
+            left = X[active, f] <= self.threshold[cur]
+            node[active] = np.where(left, self.children_left[cur], self.children_right[cur])
+        return counts
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        """Class frequencies of the training samples in each row's leaf."""
+        v = self.value[self.apply(X)]
+        totals = v.sum(axis=1, keepdims=True)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            proba = np.where(totals > 0, v / np.where(totals > 0, totals, 1.0), 1.0 / self.n_classes)
+        return proba
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """Index (into the class list) of each row's predicted class."""
+        return np.argmax(self.value[self.apply(X)], axis=1)
+
+    def training_errors(self) -> int:
+        """Misclassifications of the training data the counts in ``value`` came from."""
+        leaves = self.value[self.feature < 0]
+        return int(round(float(np.sum(leaves.sum(axis=1) - leaves.max(axis=1)))))
+
+    # -- serialisation -------------------------------------------------------
+    def to_dict(self) -> dict:
+        return {
+            "format": "optimaltrees.Tree",
+            "version": FORMAT_VERSION,
+            "n_features": int(self.n_features),
+            "feature": self.feature.tolist(),
+            "threshold": [float(t) for t in self.threshold],
+            "children_left": self.children_left.tolist(),
+            "children_right": self.children_right.tolist(),
+            "value": self.value.tolist(),
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Tree":
+        if d.get("format") != "optimaltrees.Tree":
+            raise ValueError("not an optimaltrees.Tree document")
+        if d.get("version", 0) > FORMAT_VERSION:
+            raise ValueError(f"tree format version {d['version']} is newer than this library supports")
+        return cls(
+            feature=np.array(d["feature"], dtype=np.int64),
+            threshold=np.array(d["threshold"], dtype=np.float64),
+            children_left=np.array(d["children_left"], dtype=np.int64),
+            children_right=np.array(d["children_right"], dtype=np.int64),
+            value=np.array(d["value"], dtype=np.float64).reshape(len(d["feature"]), -1),
+            n_features=int(d["n_features"]),
+        )
+
+    def to_json(self) -> str:
+        # repr-exact floats: json writes the shortest round-tripping form
+        return json.dumps(self.to_dict())
+
+    @classmethod
+    def from_json(cls, s: str) -> "Tree":
+        return cls.from_dict(json.loads(s))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Tree):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()

@@ -1,0 +1,696 @@
+# distutils: language = c++
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False, nonecheck=False
+"""Compiled ConTree search: DP over (instance set, depth) with branch-and-bound
+over thresholds (Brita, van der Linden, Demirovic, AAAI 2025).
+
+The search sees data only as per-feature sorted orders of (instance id,
+global unique-value rank, label), so a split is a stable partition and a
+threshold is a position in a sorted order; float thresholds are produced
+only when the tree is exported.  Objective values are doubles because the
+per-node complexity cost may be fractional; all comparisons use ``EPS``.
+
+Invariant of :meth:`Engine._solve` (see the implementation notes §4.4): the
+returned ``lb`` is always a valid lower bound on the subproblem's optimum,
+and ``tree``/``val`` is always a real tree and its exact objective.  A bound
+that cut the search never masquerades as a score.
+"""
+
+from libc.stdint cimport int32_t, uint8_t, uint64_t
+from libc.string cimport memset
+from libc.math cimport floor, INFINITY
+from libcpp.vector cimport vector
+from libcpp.unordered_map cimport unordered_map
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+from cython.operator cimport dereference as cython_deref
+
+import numpy as np
+
+cdef double EPS = 1e-9
+cdef int32_t LEAF = 0          # pool index of the shared leaf node
+
+cdef struct Elem:
+    int32_t id
+    int32_t rank
+    int32_t label
+
+cdef struct TNode:
+    int32_t feature            # -1 for a leaf
+    int32_t lo                 # largest rank sent left
+    int32_t hi                 # smallest rank sent right
+    int32_t left
+    int32_t right
+
+cdef struct Result:
+    double lb                  # valid lower bound on the optimum
+    double val                 # objective of ``tree``
+    int32_t tree               # pool index, or -1 when the subproblem was skipped
+
+cdef struct Interval:
+    int i, j                   # inclusive range of threshold indices
+    int u, v                   # nearest evaluated thresholds outside, -1 if none
+    double u_left, u_total     # lower bounds of u's left child and of u
+    double v_right, v_total
+
+cdef struct Entry:
+    uint64_t h2
+    int32_t size
+    double lb
+    double val
+    int32_t tree
+
+cdef struct Split1:            # best depth-1 subtree of one child in D2Split
+    double val
+    int32_t feature
+    int32_t lo
+    int32_t hi
+
+
+cdef inline double now() noexcept nogil:
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef class Engine:
+    """One search over one encoded data set.
+
+    Construct with the per-feature sorted orders, then call :meth:`solve`.
+    Buffers are sized once: two child buffers per recursion level, so the
+    search allocates nothing while it runs.
+    """
+
+    cdef int n, p, K, max_depth, min_leaf
+    cdef double cost                       # cost of one branching node (absolute)
+    cdef double gap                        # absolute allowed gap at the root
+    cdef bint prune                        # similarity-bound pruning is sound
+    cdef vector[Elem] root
+    cdef vector[int32_t] root_counts
+    cdef vector[vector[Elem]] buf_left, buf_right
+    cdef vector[vector[int32_t]] cnt_left, cnt_right
+    cdef vector[vector[int32_t]] positions # candidate split positions per level
+    cdef vector[vector[Interval]] queues
+    cdef vector[uint8_t] flag
+    cdef vector[uint64_t] rnd1, rnd2
+    cdef uint64_t depth_mix[64]
+    cdef vector[int32_t] fql, fqr, cl, cr
+    cdef vector[TNode] pool
+    cdef unordered_map[uint64_t, Entry] cache
+    cdef size_t max_entries
+    cdef double t_start, t_limit
+    cdef bint aborted
+    cdef public long long n_subproblems, n_d2, n_cache_hits
+
+    def __init__(self, int32_t[:, ::1] order, int32_t[:, ::1] rank, int32_t[::1] y,
+                 int n_classes, int max_depth, double cost=0.0, double gap=0.0,
+                 int min_leaf=1, double memory_limit_mb=-1.0, seed=0):
+        """order[f, k]: id of the k-th instance sorted by feature f (stable);
+        rank[f, i]: unique-value rank of instance i on feature f; y: labels 0..K-1."""
+        cdef int f, k, i, lvl
+        cdef Elem e
+        self.p = order.shape[0]
+        self.n = order.shape[1]
+        self.K = n_classes
+        self.max_depth = max_depth
+        self.cost = cost
+        self.gap = gap
+        self.min_leaf = min_leaf
+        self.prune = min_leaf <= 1
+        self.root.resize(<size_t>self.n * self.p)
+        for f in range(self.p):
+            for k in range(self.n):
+                i = order[f, k]
+                e.id = i
+                e.rank = rank[f, i]
+                e.label = y[i]
+                self.root[<size_t>f * self.n + k] = e
+        self.root_counts.assign(self.K, 0)
+        for i in range(self.n):
+            self.root_counts[y[i]] += 1
+        levels = max(max_depth, 1) + 1
+        self.buf_left.resize(levels)
+        self.buf_right.resize(levels)
+        self.cnt_left.resize(levels)
+        self.cnt_right.resize(levels)
+        self.positions.resize(levels)
+        self.queues.resize(levels)
+        for lvl in range(levels):
+            self.buf_left[lvl].resize(<size_t>self.n * self.p)
+            self.buf_right[lvl].resize(<size_t>self.n * self.p)
+            self.cnt_left[lvl].resize(self.K)
+            self.cnt_right[lvl].resize(self.K)
+            self.positions[lvl].resize(self.n + 1)
+        self.flag.resize(self.n)
+        rng = np.random.default_rng(seed)
+        r = rng.integers(0, 2**63 - 1, size=(2, self.n + 64), dtype=np.int64)
+        self.rnd1.resize(self.n)
+        self.rnd2.resize(self.n)
+        for i in range(self.n):
+            self.rnd1[i] = <uint64_t>r[0, i] * 2 + 1
+            self.rnd2[i] = <uint64_t>r[1, i]
+        for i in range(64):
+            self.depth_mix[i] = <uint64_t>r[0, self.n + i] * 2654435761u
+        self.fql.resize(self.K)
+        self.fqr.resize(self.K)
+        self.cl.resize(self.K)
+        self.cr.resize(self.K)
+        self.pool.resize(1)
+        self.pool[0].feature = -1
+        self.pool[0].left = -1
+        self.pool[0].right = -1
+        if memory_limit_mb is None or memory_limit_mb <= 0:
+            self.max_entries = <size_t>-1
+        else:
+            self.max_entries = <size_t>(memory_limit_mb * 1048576.0 / 96.0)
+        self.n_subproblems = 0
+        self.n_d2 = 0
+        self.n_cache_hits = 0
+
+    def solve(self, double time_limit=-1.0):
+        """Run the search; returns (objective, lower_bound, root, timed_out)."""
+        cdef Result res
+        cdef Split1 best
+        cdef uint64_t h1 = 0, h2 = 0
+        cdef int i
+        self.t_start = now()
+        self.t_limit = time_limit if time_limit > 0 else INFINITY
+        self.aborted = False
+        with nogil:
+            if self.max_depth >= 2:
+                for i in range(self.n):
+                    h1 += self.rnd1[i]
+                    h2 ^= self.rnd2[i]
+                res = self._solve(0, &self.root[0], self.n, &self.root_counts[0],
+                                  self.max_depth, INFINITY, self.gap, h1, h2)
+            elif self.max_depth == 1:
+                self._depth_one(&self.root[0], self.n, &self.root_counts[0], &best)
+                res.val = best.val
+                res.lb = best.val
+                res.tree = self._make_stump(&best)
+            else:
+                res.val = self._leaf_error(&self.root_counts[0], self.n)
+                res.lb = res.val
+                res.tree = LEAF
+        return res.val, res.lb, res.tree, bool(self.aborted)
+
+    def tree_arrays(self):
+        """The node pool as numpy arrays (feature, lo, hi, left, right)."""
+        cdef size_t m = self.pool.size(), k
+        out = np.empty((5, m), dtype=np.int32)
+        cdef int32_t[:, ::1] o = out
+        for k in range(m):
+            o[0, k] = self.pool[k].feature
+            o[1, k] = self.pool[k].lo
+            o[2, k] = self.pool[k].hi
+            o[3, k] = self.pool[k].left
+            o[4, k] = self.pool[k].right
+        return out
+
+    @property
+    def cache_entries(self):
+        return self.cache.size()
+
+    # ------------------------------------------------------------------ helpers
+
+    cdef inline double _leaf_error(self, int32_t* counts, int nn) noexcept nogil:
+        cdef int c, best = 0
+        for c in range(self.K):
+            if counts[c] > best:
+                best = counts[c]
+        return nn - best
+
+    cdef inline bint _timed_out(self) noexcept nogil:
+        if self.aborted:
+            return True
+        if now() - self.t_start > self.t_limit:
+            self.aborted = True
+        return self.aborted
+
+    cdef int32_t _new_node(self, int32_t feature, int32_t lo, int32_t hi,
+                           int32_t left, int32_t right) noexcept nogil:
+        cdef TNode t
+        t.feature = feature
+        t.lo = lo
+        t.hi = hi
+        t.left = left
+        t.right = right
+        self.pool.push_back(t)
+        return <int32_t>(self.pool.size() - 1)
+
+    cdef inline int32_t _make_stump(self, Split1* s) noexcept nogil:
+        if s.feature < 0:
+            return LEAF
+        return self._new_node(s.feature, s.lo, s.hi, LEAF, LEAF)
+
+    # ------------------------------------------------------------ depth one/two
+
+    cdef void _depth_one(self, Elem* data, int nn, int32_t* counts, Split1* out) noexcept nogil:
+        """Best depth-1 tree: D2Split with every instance in the left child."""
+        cdef Split1 unused
+        self._d2(data, nn, 0, nn, counts, out, &unused)
+
+    cdef void _d2(self, Elem* data, int nn, int f1, int pos, int32_t* counts,
+                  Split1* bl, Split1* br) noexcept nogil:
+        """D2Split (Algorithm 2, with the notes' corrections): the optimal
+        depth-1 subtrees of both children of the root split (f1, pos) in one
+        scan of every feature.  Multi-class leaf errors, evaluation only where
+        the child's value changes, and the similarity skip along the scan."""
+        cdef int K = self.K, ml = self.min_leaf
+        cdef int32_t* fql = &self.fql[0]
+        cdef int32_t* fqr = &self.fqr[0]
+        cdef int32_t* cl = &self.cl[0]
+        cdef int32_t* cr = &self.cr[0]
+        cdef uint8_t* flag = &self.flag[0]
+        cdef Elem* arr = data + <size_t>f1 * nn
+        cdef int k, c, f2, nl = pos, nr = nn - pos
+        cdef int cnt_l, cnt_r, max_l, max_r, prev_l, prev_r, skip_l, skip_r, suf
+        cdef double err, cost = self.cost
+        cdef bint done_l, done_r
+        cdef Elem e
+        self.n_d2 += 1
+        memset(fql, 0, K * sizeof(int32_t))
+        for k in range(pos):
+            flag[arr[k].id] = 1
+            fql[arr[k].label] += 1
+        for k in range(pos, nn):
+            flag[arr[k].id] = 0
+        for c in range(K):
+            fqr[c] = counts[c] - fql[c]
+        bl.val = self._leaf_error(fql, nl)
+        bl.feature = -1
+        br.val = self._leaf_error(fqr, nr)
+        br.feature = -1
+        # a split costs `cost` on top of its errors, so a leaf this good is final
+        done_l = bl.val <= cost + EPS or nl < 2 * ml
+        done_r = br.val <= cost + EPS or nr < 2 * ml
+        for f2 in range(self.p):
+            if done_l and done_r:
+                break
+            arr = data + <size_t>f2 * nn
+            memset(cl, 0, K * sizeof(int32_t))
+            memset(cr, 0, K * sizeof(int32_t))
+            cnt_l = 0
+            cnt_r = 0
+            max_l = 0
+            max_r = 0
+            prev_l = -1
+            prev_r = -1
+            skip_l = ml if ml > 1 else 1
+            skip_r = skip_l
+            for k in range(nn):
+                e = arr[k]
+                if flag[e.id]:
+                    if (not done_l) and e.rank != prev_l and cnt_l >= skip_l and nl - cnt_l >= ml:
+                        suf = 0
+                        for c in range(K):
+                            if fql[c] - cl[c] > suf:
+                                suf = fql[c] - cl[c]
+                        err = (cnt_l - max_l) + (nl - cnt_l - suf) + cost
+                        if err < bl.val - EPS:
+                            bl.val = err
+                            bl.feature = f2
+                            bl.lo = prev_l
+                            bl.hi = e.rank
+                            skip_l = cnt_l + 1
+                            if err <= cost + EPS:
+                                done_l = True
+                        else:
+                            # each further instance changes the error by <= 1
+                            skip_l = cnt_l + <int>floor(err - bl.val + EPS) + 1
+                    prev_l = e.rank
+                    cl[e.label] += 1
+                    if cl[e.label] > max_l:
+                        max_l = cl[e.label]
+                    cnt_l += 1
+                else:
+                    if (not done_r) and e.rank != prev_r and cnt_r >= skip_r and nr - cnt_r >= ml:
+                        suf = 0
+                        for c in range(K):
+                            if fqr[c] - cr[c] > suf:
+                                suf = fqr[c] - cr[c]
+                        err = (cnt_r - max_r) + (nr - cnt_r - suf) + cost
+                        if err < br.val - EPS:
+                            br.val = err
+                            br.feature = f2
+                            br.lo = prev_r
+                            br.hi = e.rank
+                            skip_r = cnt_r + 1
+                            if err <= cost + EPS:
+                                done_r = True
+                        else:
+                            skip_r = cnt_r + <int>floor(err - br.val + EPS) + 1
+                    prev_r = e.rank
+                    cr[e.label] += 1
+                    if cr[e.label] > max_r:
+                        max_r = cr[e.label]
+                    cnt_r += 1
+
+    # ---------------------------------------------------------------- partition
+
+    cdef void _partition(self, int level, Elem* data, int nn, int f, int pos,
+                         uint64_t* hl1, uint64_t* hl2, uint64_t* hr1, uint64_t* hr2) noexcept nogil:
+        """Stable partition of every feature's order around (f, pos) into this
+        level's child buffers; class counts and set hashes come from feature 0."""
+        cdef uint8_t* flag = &self.flag[0]
+        cdef Elem* arr = data + <size_t>f * nn
+        cdef Elem* dl = &self.buf_left[level][0]
+        cdef Elem* dr = &self.buf_right[level][0]
+        cdef int32_t* cntl = &self.cnt_left[level][0]
+        cdef int32_t* cntr = &self.cnt_right[level][0]
+        cdef int nl = pos, nr = nn - pos, k, g, a, b
+        cdef Elem e
+        cdef uint64_t a1 = 0, a2 = 0, b1 = 0, b2 = 0
+        for k in range(pos):
+            flag[arr[k].id] = 1
+        for k in range(pos, nn):
+            flag[arr[k].id] = 0
+        memset(cntl, 0, self.K * sizeof(int32_t))
+        memset(cntr, 0, self.K * sizeof(int32_t))
+        arr = data
+        a = 0
+        b = 0
+        for k in range(nn):
+            e = arr[k]
+            if flag[e.id]:
+                dl[a] = e
+                a += 1
+                cntl[e.label] += 1
+                a1 += self.rnd1[e.id]
+                a2 ^= self.rnd2[e.id]
+            else:
+                dr[b] = e
+                b += 1
+                cntr[e.label] += 1
+                b1 += self.rnd1[e.id]
+                b2 ^= self.rnd2[e.id]
+        for g in range(1, self.p):
+            arr = data + <size_t>g * nn
+            a = g * nl
+            b = g * nr
+            for k in range(nn):
+                e = arr[k]
+                if flag[e.id]:
+                    dl[a] = e
+                    a += 1
+                else:
+                    dr[b] = e
+                    b += 1
+        hl1[0] = a1
+        hl2[0] = a2
+        hr1[0] = b1
+        hr2[0] = b2
+
+    # ------------------------------------------------------------------- search
+
+    cdef Result _solve(self, int level, Elem* data, int nn, int32_t* counts, int depth,
+                       double ub_in, double gap, uint64_t h1, uint64_t h2) noexcept nogil:
+        """CT(D, d, UB): best tree of depth <= ``depth`` on this instance set.
+        Only trees with objective < ub_in matter to the caller; ``gap`` is the
+        slack this subproblem may leave (0 for an exact search)."""
+        cdef Result res
+        cdef double leaf = self._leaf_error(counts, nn)
+        cdef double known_lb, best_val, ub, node_lb, gap_here = 0.5 * gap
+        cdef int32_t best_tree = LEAF
+        cdef int f
+        cdef uint64_t key
+        cdef Entry entry
+        cdef unordered_map[uint64_t, Entry].iterator it
+        cdef bint cached = False
+        # a split costs at least `cost`: a leaf that good needs no search
+        known_lb = leaf if leaf < self.cost else self.cost
+        res.tree = LEAF
+        res.val = leaf
+        if leaf <= self.cost + EPS or nn < 2 * self.min_leaf or leaf <= gap + EPS:
+            res.lb = known_lb
+            if leaf <= self.cost + EPS or nn < 2 * self.min_leaf:
+                res.lb = leaf
+            return res
+        best_val = leaf
+        key = h1 ^ self.depth_mix[depth]
+        it = self.cache.find(key)
+        if it != self.cache.end():
+            entry = cyderef_entry(it)
+            cached = True
+            if entry.h2 == h2 and entry.size == nn:
+                if entry.val - entry.lb <= gap + EPS or entry.lb >= ub_in - EPS:
+                    self.n_cache_hits += 1
+                    res.lb = entry.lb
+                    res.val = entry.val
+                    res.tree = entry.tree
+                    return res
+                if entry.lb > known_lb:
+                    known_lb = entry.lb
+                if entry.val < best_val:
+                    best_val = entry.val
+                    best_tree = entry.tree
+        self.n_subproblems += 1
+        ub = ub_in if ub_in < best_val else best_val
+        node_lb = best_val   # min over the lower bounds of every alternative
+        for f in range(self.p):
+            if best_val <= known_lb + gap_here + EPS:
+                break
+            if self._timed_out():
+                if self.cost < node_lb:
+                    node_lb = self.cost
+                break
+            self._branch(level, data, nn, counts, depth, f, gap, &ub, &best_val,
+                         &best_tree, &node_lb, known_lb)
+        # pruned thresholds were cut against some ub_t >= ub: they are >= ub - gap_here
+        if ub - gap_here < node_lb:
+            node_lb = ub - gap_here
+        if node_lb < known_lb:
+            node_lb = known_lb
+        res.lb = node_lb
+        res.val = best_val
+        res.tree = best_tree
+        if not self.aborted and (cached or self.cache.size() < self.max_entries):
+            entry.h2 = h2
+            entry.size = nn
+            entry.lb = node_lb
+            entry.val = best_val
+            entry.tree = best_tree
+            self.cache[key] = entry
+        return res
+
+    cdef void _branch(self, int level, Elem* data, int nn, int32_t* counts, int depth, int f,
+                      double gap, double* ub, double* best_val, int32_t* best_tree,
+                      double* node_lb, double known_lb) noexcept nogil:
+        """Algorithm 1 for one feature, in the sound form of the notes §4.5."""
+        cdef Elem* arr = data + <size_t>f * nn
+        cdef int32_t* P = &self.positions[level][0]
+        cdef vector[Interval]* Q = &self.queues[level]
+        cdef size_t head = 0
+        cdef int m = 0, k, i, j, w, lo_k, hi_k, mid, zero_l = -1, zero_r, ml = self.min_leaf
+        cdef int32_t pos, nl, nr, eta, moved
+        cdef double gap_here = 0.5 * gap, gap_child = 0.25 * gap, cost = self.cost
+        cdef double sp, du, dv, lb_l, lb_r, lb_w, val_w, bound, bound_b, delta
+        cdef Interval iv, nv
+        cdef Split1 s_l, s_r
+        cdef Result ra, rb
+        cdef int32_t tree_l, tree_r
+        cdef bint have_val, left_zero, right_zero
+        cdef uint64_t hl1, hl2, hr1, hr2
+        for k in range(1, nn):
+            if arr[k].rank != arr[k - 1].rank and k >= ml and nn - k >= ml:
+                P[m] = k
+                m += 1
+        if m == 0:
+            return
+        zero_r = m
+        Q.clear()
+        iv.i = 0
+        iv.j = m - 1
+        iv.u = -1
+        iv.v = -1
+        iv.u_left = 0.0
+        iv.u_total = 0.0
+        iv.v_right = 0.0
+        iv.v_total = 0.0
+        Q.push_back(iv)
+        while head < Q.size():
+            iv = Q[0][head]
+            head += 1
+            if self._timed_out():
+                # every threshold left in the queue is >= its SP bound
+                head -= 1
+                while head < Q.size():
+                    iv = Q[0][head]
+                    head += 1
+                    sp = cost
+                    if self.prune:
+                        sp = iv.u_left + iv.v_right + cost
+                    if sp < node_lb[0]:
+                        node_lb[0] = sp
+                return
+            i = iv.i
+            j = iv.j
+            if self.prune:
+                # SP: every w in (u, v) has left >= left(u) and right >= right(v)
+                sp = iv.u_left + iv.v_right + cost
+                if sp >= ub[0] - gap_here - EPS:
+                    continue
+                # pure-side monotonicity (Theorem 2)
+                if i <= zero_l:
+                    i = zero_l + 1
+                if j >= zero_r:
+                    j = zero_r - 1
+                # IS: re-apply the similarity bound of the neighbours with today's ub
+                if iv.u >= 0:
+                    du = iv.u_total - (ub[0] - gap_here)
+                    if du >= -EPS:
+                        moved = P[iv.u] + <int32_t>floor(du + EPS) + 1
+                        i = _first_at_least(P, i, j, moved)
+                if iv.v >= 0 and i <= j:
+                    dv = iv.v_total - (ub[0] - gap_here)
+                    if dv >= -EPS:
+                        moved = P[iv.v] - <int32_t>floor(dv + EPS) - 1
+                        j = _last_at_most(P, i, j, moved)
+            if i > j:
+                continue
+            w = (i + j) // 2
+            pos = P[w]
+            have_val = False
+            rb.tree = -1
+            rb.val = INFINITY
+            left_zero = False
+            right_zero = False
+            if depth == 2:
+                self._d2(data, nn, f, pos, counts, &s_l, &s_r)
+                lb_l = s_l.val
+                lb_r = s_r.val
+                val_w = s_l.val + s_r.val + cost
+                have_val = True
+                left_zero = s_l.val <= EPS
+                right_zero = s_r.val <= EPS
+            else:
+                nl = pos
+                nr = nn - pos
+                self._partition(level, data, nn, f, pos, &hl1, &hl2, &hr1, &hr2)
+                eta = 0
+                if self.prune:
+                    eta = pos - P[i]
+                    if P[j] - pos > eta:
+                        eta = P[j] - pos
+                bound = ub[0] - gap_here - cost + eta
+                # larger child first with the full bound, the other with what is left
+                if nl >= nr:
+                    ra = self._solve(level + 1, &self.buf_left[level][0], nl,
+                                     &self.cnt_left[level][0], depth - 1, bound, gap_child, hl1, hl2)
+                    lb_l = ra.lb
+                    bound_b = bound - ra.lb
+                    if bound_b > EPS:
+                        rb = self._solve(level + 1, &self.buf_right[level][0], nr,
+                                         &self.cnt_right[level][0], depth - 1, bound_b, gap_child, hr1, hr2)
+                        lb_r = rb.lb
+                        have_val = True
+                        right_zero = rb.val <= EPS
+                    else:
+                        lb_r = 0.0
+                    left_zero = ra.val <= EPS
+                    tree_l = ra.tree
+                    tree_r = rb.tree
+                    val_w = ra.val + rb.val + cost
+                else:
+                    ra = self._solve(level + 1, &self.buf_right[level][0], nr,
+                                     &self.cnt_right[level][0], depth - 1, bound, gap_child, hr1, hr2)
+                    lb_r = ra.lb
+                    bound_b = bound - ra.lb
+                    if bound_b > EPS:
+                        rb = self._solve(level + 1, &self.buf_left[level][0], nl,
+                                         &self.cnt_left[level][0], depth - 1, bound_b, gap_child, hl1, hl2)
+                        lb_l = rb.lb
+                        have_val = True
+                        left_zero = rb.val <= EPS
+                    else:
+                        lb_l = 0.0
+                    right_zero = ra.val <= EPS
+                    tree_l = rb.tree
+                    tree_r = ra.tree
+                    val_w = ra.val + rb.val + cost
+            lb_w = lb_l + lb_r + cost
+            if lb_w < node_lb[0]:
+                node_lb[0] = lb_w
+            if have_val and val_w < best_val[0] - EPS:
+                best_val[0] = val_w
+                if depth == 2:
+                    tree_l = self._make_stump(&s_l)
+                    tree_r = self._make_stump(&s_r)
+                best_tree[0] = self._new_node(f, arr[pos - 1].rank, arr[pos].rank, tree_l, tree_r)
+                if val_w < ub[0]:
+                    ub[0] = val_w
+                if val_w <= known_lb + gap_here + EPS:
+                    return
+            if not self.prune:
+                if i <= w - 1:
+                    nv = iv
+                    nv.i = i
+                    nv.j = w - 1
+                    Q.push_back(nv)
+                if w + 1 <= j:
+                    nv = iv
+                    nv.i = w + 1
+                    nv.j = j
+                    Q.push_back(nv)
+                continue
+            # an exact zero on one side (Theorem 2); the solved side suffices
+            if left_zero and w > zero_l:
+                zero_l = w
+            if right_zero and w < zero_r:
+                zero_r = w
+            # NB: neighbours that move <= delta instances cannot improve
+            delta = lb_w - (ub[0] - gap_here)
+            if delta < -EPS:
+                lo_k = w - 1
+                hi_k = w + 1
+            else:
+                moved = <int32_t>floor(delta + EPS) + 1
+                lo_k = _last_at_most(P, i, w - 1, pos - moved)
+                hi_k = _first_at_least(P, w + 1, j, pos + moved)
+            if i <= lo_k:
+                nv.i = i
+                nv.j = lo_k
+                nv.u = iv.u
+                nv.u_left = iv.u_left
+                nv.u_total = iv.u_total
+                nv.v = w
+                nv.v_right = lb_r
+                nv.v_total = lb_w
+                Q.push_back(nv)
+            if hi_k <= j:
+                nv.i = hi_k
+                nv.j = j
+                nv.u = w
+                nv.u_left = lb_l
+                nv.u_total = lb_w
+                nv.v = iv.v
+                nv.v_right = iv.v_right
+                nv.v_total = iv.v_total
+                Q.push_back(nv)
+
+
+cdef inline Entry cyderef_entry(unordered_map[uint64_t, Entry].iterator it) noexcept nogil:
+    return cython_deref(it).second
+
+
+cdef inline int _first_at_least(int32_t* P, int i, int j, int32_t target) noexcept nogil:
+    """Smallest k in [i, j] with P[k] >= target, or j + 1."""
+    cdef int lo = i, hi = j + 1, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if P[mid] >= target:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+cdef inline int _last_at_most(int32_t* P, int i, int j, int32_t target) noexcept nogil:
+    """Largest k in [i, j] with P[k] <= target, or i - 1."""
+    cdef int lo = i, hi = j + 1, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if P[mid] <= target:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo - 1

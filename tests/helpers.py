@@ -1,0 +1,91 @@
+"""Checks of a fitted OptimalTreeClassifier against its training data that
+are computed independently of the package (tree arrays are walked by the
+oracle module, never through the package's predict/apply)."""
+import numpy as np
+import pytest
+
+from oracle import route, tree_depth
+
+
+def tree_max_depth_attr(tree):
+    """The depth reported by the Tree object (``max_depth`` or ``depth``)."""
+    for name in ("max_depth", "depth"):
+        if hasattr(tree, name):
+            value = getattr(tree, name)
+            return value() if callable(value) else value
+    raise AssertionError("Tree exposes neither max_depth nor depth")
+
+
+def check_tree_invariants(clf, X, y, max_depth=None):
+    """Structural consistency of ``clf.tree_`` with the training data."""
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    tree = clf.tree_
+    feature = np.asarray(tree.feature)
+    threshold = np.asarray(tree.threshold, dtype=np.float64)
+    left = np.asarray(tree.children_left)
+    right = np.asarray(tree.children_right)
+    value = np.asarray(tree.value)
+    n_node_samples = np.asarray(tree.n_node_samples)
+    n_nodes = int(tree.node_count)
+    classes = list(np.asarray(clf.classes_))
+
+    assert len(feature) == len(threshold) == len(left) == len(right) == n_nodes
+    assert len(n_node_samples) == n_nodes
+    assert value.shape == (n_nodes, len(classes))
+    is_leaf = feature < 0
+    assert np.array_equal(is_leaf, left < 0)
+    assert np.array_equal(is_leaf, right < 0)
+    assert np.all(feature[~is_leaf] < X.shape[1])
+
+    # every node reachable from the root exactly once
+    seen = np.zeros(n_nodes, dtype=int)
+    stack = [0]
+    while stack:
+        node = stack.pop()
+        seen[node] += 1
+        assert seen[node] == 1, "node reached twice: not a tree"
+        if not is_leaf[node]:
+            stack.extend([int(left[node]), int(right[node])])
+    assert np.all(seen == 1), "orphan nodes in the tree arrays"
+
+    depth = tree_depth(tree)
+    assert tree_max_depth_attr(tree) == depth
+    if max_depth is not None:
+        assert depth <= max_depth
+
+    # Per-node training rows, routed independently.
+    rows_at = {0: np.arange(len(y))}
+    order = [0]
+    for node in order:
+        rows = rows_at[node]
+        assert n_node_samples[node] == len(rows), f"n_node_samples wrong at node {node}"
+        counts = [int(np.sum(y[rows] == c)) for c in classes]
+        assert value[node].tolist() == pytest.approx(counts), f"value wrong at node {node}"
+        if is_leaf[node]:
+            continue
+        f, t = int(feature[node]), threshold[node]
+        col = X[rows, f]
+        go_left = col <= t
+        assert go_left.any() and (~go_left).any(), f"empty child under node {node}"
+        a, b = col[go_left].max(), col[~go_left].min()
+        assert t == pytest.approx((a + b) / 2.0, rel=1e-12, abs=1e-12), (
+            f"threshold {t} at node {node} is not the midpoint of {a} and {b}")
+        rows_at[int(left[node])] = rows[go_left]
+        rows_at[int(right[node])] = rows[~go_left]
+        order.extend([int(left[node]), int(right[node])])
+
+    leaves = route(tree, X)
+    assert np.array_equal(np.asarray(clf.apply(X)), leaves)
+    assert np.array_equal(np.asarray(tree.apply(X)), leaves)
+    # predictions: a majority class of the leaf (any class in a tie)
+    pred = np.asarray(clf.predict(X))
+    for i, leaf in enumerate(leaves):
+        k = classes.index(pred[i])
+        assert value[leaf, k] == value[leaf].max()
+    # Tree.predict works on raw X; it may return labels or class indices.
+    tree_pred = np.asarray(tree.predict(X))
+    if not np.array_equal(tree_pred, pred):
+        assert np.issubdtype(tree_pred.dtype, np.integer)
+        assert np.array_equal(np.asarray(clf.classes_)[tree_pred], pred)
+    return leaves

@@ -1,0 +1,226 @@
+"""Independent brute-force oracle for optimal decision trees.
+
+Written from the problem definition only; it shares no code with the
+``optimaltrees`` package and must never import it.
+
+Definition implemented here
+---------------------------
+Over all binary, axis-aligned trees of depth <= ``depth`` (depth 0 = a single
+leaf) minimise::
+
+    misclassifications + cost_per_node * (number of branching nodes)
+
+where every leaf predicts the majority training label of the rows reaching it
+and every leaf holds at least ``min_samples_leaf`` training rows.  A split on
+feature ``f`` at a node uses a threshold between two consecutive *distinct*
+values of ``X[:, f]`` among the rows at that node; rows with ``x[f] <=
+threshold`` go left.  Any threshold strictly between two consecutive distinct
+values (in particular the midpoint) induces the same partition, so the oracle
+enumerates partitions "value <= v_i" for every distinct value v_i except the
+largest, which is exactly the set of partitions the midpoints produce (and is
+immune to floating point rounding of midpoints).
+
+Row subsets are represented as Python ``int`` bit masks and results are
+memoised on ``(mask, remaining depth)``, which keeps exhaustive enumeration
+cheap for n <= ~12 rows, <= 3 features and depth <= 3.
+"""
+from __future__ import annotations
+
+import math
+from functools import lru_cache
+
+import numpy as np
+
+INFEASIBLE = math.inf
+
+
+def _as_arrays(X, y):
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError("oracle expects a 2-D X")
+    y = np.asarray(y)
+    if y.shape != (X.shape[0],):
+        raise ValueError("oracle expects len(y) == len(X)")
+    return X, y
+
+
+def brute_force_objective(X, y, depth, cost_per_node=0.0, min_samples_leaf=1):
+    """Optimal objective value by exhaustive enumeration.
+
+    Returns ``math.inf`` when no tree satisfies ``min_samples_leaf`` (only
+    possible when ``len(y) < min_samples_leaf``).
+    """
+    X, y = _as_arrays(X, y)
+    n, n_features = X.shape
+    if n > 62:
+        raise ValueError("brute force oracle is meant for tiny data only")
+    if depth < 0:
+        raise ValueError("depth must be >= 0")
+
+    # One bit mask per class: rows having that label.
+    class_masks = []
+    for label in np.unique(y):
+        m = 0
+        for i in np.flatnonzero(y == label):
+            m |= 1 << int(i)
+        class_masks.append(m)
+
+    # For every feature, the masks {rows : x[f] <= v} for each distinct value v
+    # (excluding the largest, which would send everything left).
+    le_masks = []
+    for f in range(n_features):
+        col = X[:, f]
+        masks = []
+        for v in np.unique(col)[:-1]:
+            m = 0
+            for i in np.flatnonzero(col <= v):
+                m |= 1 << int(i)
+            masks.append(m)
+        le_masks.append(masks)
+
+    def leaf_cost(mask):
+        size = mask.bit_count()
+        if size < min_samples_leaf:
+            return INFEASIBLE
+        return size - max((mask & cm).bit_count() for cm in class_masks)
+
+    @lru_cache(maxsize=None)
+    def best(mask, d):
+        leaf = leaf_cost(mask)
+        if d == 0 or leaf == 0:
+            # A pure leaf has zero error, splitting can only add cost.
+            return leaf
+        result = leaf
+        for masks in le_masks:
+            seen = set()
+            for le in masks:
+                left = mask & le
+                right = mask & ~le
+                if left == 0 or right == 0 or left in seen:
+                    # Not a threshold between two values present at this node,
+                    # or the same partition as an already tried threshold.
+                    continue
+                seen.add(left)
+                cand = cost_per_node + best(left, d - 1)
+                if cand >= result:
+                    continue
+                cand += best(right, d - 1)
+                if cand < result:
+                    result = cand
+        return result
+
+    full = (1 << n) - 1
+    return float(best(full, int(depth)))
+
+
+def naive_objective(X, y, depth, cost_per_node=0.0, min_samples_leaf=1):
+    """A second, deliberately naive oracle: no memo, no pruning, literal
+    midpoint thresholds and numpy boolean masks.  Exponential; use only on
+    very small inputs to cross-check :func:`brute_force_objective`."""
+    X, y = _as_arrays(X, y)
+
+    def rec(rows, d):
+        size = int(rows.sum())
+        if size < min_samples_leaf:
+            best = INFEASIBLE
+        else:
+            _, counts = np.unique(y[rows], return_counts=True)
+            best = float(size - (counts.max() if size else 0))
+        if d == 0:
+            return best
+        for f in range(X.shape[1]):
+            vals = np.unique(X[rows, f])
+            for a, b in zip(vals[:-1], vals[1:]):
+                t = (a + b) / 2.0
+                go_left = rows & (X[:, f] <= t)
+                go_right = rows & ~(X[:, f] <= t)
+                cand = cost_per_node + rec(go_left, d - 1) + rec(go_right, d - 1)
+                best = min(best, cand)
+        return best
+
+    return rec(np.ones(len(y), dtype=bool), depth)
+
+
+# ---------------------------------------------------------------------------
+# Independent evaluation of a fitted tree's flat arrays
+# ---------------------------------------------------------------------------
+
+def _arrays(tree):
+    feature = np.asarray(tree.feature).astype(np.int64)
+    threshold = np.asarray(tree.threshold, dtype=np.float64)
+    left = np.asarray(tree.children_left).astype(np.int64)
+    right = np.asarray(tree.children_right).astype(np.int64)
+    return feature, threshold, left, right
+
+
+def route(tree, X):
+    """Leaf index reached by every row of X, walking the flat arrays
+    ourselves (``x[f] <= threshold`` goes left)."""
+    X = np.asarray(X, dtype=np.float64)
+    feature, threshold, left, right = _arrays(tree)
+    out = np.empty(X.shape[0], dtype=np.int64)
+    for i, row in enumerate(X):
+        node = 0
+        steps = 0
+        while feature[node] >= 0:
+            node = left[node] if row[feature[node]] <= threshold[node] else right[node]
+            steps += 1
+            if steps > len(feature):
+                raise AssertionError("cycle in tree arrays")
+        out[i] = node
+    return out
+
+
+def leaf_sizes(tree, X):
+    """{leaf index: number of rows of X routed to it} for every leaf of the
+    tree (leaves reached by no row map to 0)."""
+    feature = np.asarray(tree.feature)
+    leaves = route(tree, X)
+    sizes = {int(i): 0 for i in np.flatnonzero(feature < 0)}
+    for leaf in leaves:
+        sizes[int(leaf)] += 1
+    return sizes
+
+
+def recompute_error(tree, X, y):
+    """Training misclassifications of ``tree`` on (X, y) when every leaf
+    predicts the majority label of the training rows reaching it."""
+    y = np.asarray(y)
+    leaves = route(tree, X)
+    errors = 0
+    for leaf in np.unique(leaves):
+        labels = y[leaves == leaf]
+        _, counts = np.unique(labels, return_counts=True)
+        errors += len(labels) - int(counts.max())
+    return int(errors)
+
+
+def n_branching_nodes(tree):
+    """Branching nodes reachable from the root."""
+    feature, _, left, right = _arrays(tree)
+    count = 0
+    stack = [0]
+    while stack:
+        node = stack.pop()
+        if feature[node] >= 0:
+            count += 1
+            stack.extend([left[node], right[node]])
+    return count
+
+
+def tree_depth(tree):
+    """Depth of the tree (0 for a single leaf) computed from the arrays."""
+    feature, _, left, right = _arrays(tree)
+    best = 0
+    stack = [(0, 0)]
+    while stack:
+        node, d = stack.pop()
+        if feature[node] >= 0:
+            stack.extend([(left[node], d + 1), (right[node], d + 1)])
+        else:
+            best = max(best, d)
+    return best
+
+
+def recompute_objective(tree, X, y, cost_per_node=0.0):
+    return recompute_error(tree, X, y) + cost_per_node * n_branching_nodes(tree)

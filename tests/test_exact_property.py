@@ -1,0 +1,215 @@
+"""Property tests: the estimator's objective equals an independent brute-force
+optimum on many small random instances (ties, duplicate rows, constant
+features, 1-6 classes, depths 0-3)."""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, assume, given, note, settings, strategies as st
+
+from helpers import check_tree_invariants
+from oracle import (
+    brute_force_objective,
+    leaf_sizes,
+    n_branching_nodes,
+    recompute_error,
+    recompute_objective,
+)
+
+optimaltrees = pytest.importorskip("optimaltrees")
+OptimalTreeClassifier = optimaltrees.OptimalTreeClassifier
+
+SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+EPS = 1e-9
+
+FLOAT_POOL = [-2.5, -1.0, 0.0, 0.1, 0.2, 0.30000000000000004, 1.0, 3.75, 1e3]
+
+
+@st.composite
+def instances(draw, max_n=12, max_features=3, max_classes=6):
+    n = draw(st.integers(1, max_n))
+    p = draw(st.integers(1, max_features))
+    kind = draw(st.sampled_from(["int", "int", "binary", "float"]))
+    if kind == "int":
+        hi = draw(st.sampled_from([2, 3, 5, 9]))
+        elem = st.integers(0, hi).map(float)
+    elif kind == "binary":
+        elem = st.sampled_from([0.0, 1.0])
+    else:
+        elem = st.sampled_from(FLOAT_POOL)
+    cols = []
+    for _ in range(p):
+        if draw(st.integers(0, 5)) == 0:  # constant feature
+            cols.append([draw(elem)] * n)
+        else:
+            cols.append(draw(st.lists(elem, min_size=n, max_size=n)))
+    X = np.array(cols, dtype=np.float64).T.reshape(n, p)
+    if draw(st.integers(0, 4)) == 0 and n > 1:  # force duplicate rows
+        X[n // 2:] = X[: n - n // 2][: n - n // 2]
+    k = draw(st.integers(1, max_classes))
+    codes = np.array(draw(st.lists(st.integers(0, k - 1), min_size=n, max_size=n)))
+    labels = draw(st.sampled_from(["int", "shifted", "str"]))
+    if labels == "int":
+        y = codes.astype(np.int64)
+    elif labels == "shifted":
+        y = (codes * 7 - 4).astype(np.int64)  # negative, non-contiguous
+    else:
+        y = np.array(["cls_%d" % c for c in codes])
+    return X, y
+
+
+def fit(X, y, **params):
+    clf = OptimalTreeClassifier(**params)
+    clf.fit(X, y)
+    return clf
+
+
+def _describe(X, y, **params):
+    note(f"X = np.array({X.tolist()!r})")
+    note(f"y = np.array({y.tolist()!r})")
+    note(f"params = {params!r}")
+
+
+@settings(max_examples=250, **SETTINGS)
+@given(instances(), st.integers(0, 3))
+def test_exact_no_cost(inst, depth):
+    X, y = inst
+    _describe(X, y, max_depth=depth)
+    expected = brute_force_objective(X, y, depth)
+    clf = fit(X, y, max_depth=depth)
+    assert clf.objective_ == expected
+    assert clf.train_error_ == expected
+    assert clf.train_error_ == recompute_error(clf.tree_, X, y)
+    assert int(np.sum(np.asarray(clf.predict(X)) != y)) == clf.train_error_
+    assert clf.lower_bound_ <= expected + EPS
+    assert bool(clf.is_optimal_) is True
+    assert clf.lower_bound_ == pytest.approx(clf.objective_)
+    check_tree_invariants(clf, X, y, max_depth=depth)
+
+
+@settings(max_examples=150, **SETTINGS)
+@given(instances(), st.integers(0, 3), st.sampled_from([0.05, 0.2]))
+def test_exact_with_complexity_cost(inst, depth, cost):
+    X, y = inst
+    n = len(y)
+    _describe(X, y, max_depth=depth, complexity_cost=cost)
+    per_node = cost * n
+    expected = brute_force_objective(X, y, depth, cost_per_node=per_node)
+    clf = fit(X, y, max_depth=depth, complexity_cost=cost)
+    assert clf.objective_ == pytest.approx(expected, abs=EPS)
+    assert clf.train_error_ == recompute_error(clf.tree_, X, y)
+    assert clf.objective_ == pytest.approx(
+        recompute_objective(clf.tree_, X, y, per_node), abs=EPS)
+    assert clf.objective_ == pytest.approx(
+        clf.train_error_ + per_node * n_branching_nodes(clf.tree_), abs=EPS)
+    assert clf.lower_bound_ <= expected + EPS
+    assert clf.is_optimal_
+    check_tree_invariants(clf, X, y, max_depth=depth)
+
+
+@settings(max_examples=150, **SETTINGS)
+@given(instances(), st.integers(0, 3), st.sampled_from([0.05, 0.1, 0.25, 0.5]),
+       st.sampled_from([0.0, 0.0, 0.05]))
+def test_max_gap_bounds(inst, depth, gap, cost):
+    X, y = inst
+    n = len(y)
+    _describe(X, y, max_depth=depth, max_gap=gap, complexity_cost=cost)
+    per_node = cost * n
+    expected = brute_force_objective(X, y, depth, cost_per_node=per_node)
+    clf = fit(X, y, max_depth=depth, max_gap=gap, complexity_cost=cost)
+    assert expected - EPS <= clf.objective_ <= expected + gap * n + EPS
+    assert clf.lower_bound_ <= expected + EPS
+    assert clf.objective_ == pytest.approx(
+        recompute_objective(clf.tree_, X, y, per_node), abs=EPS)
+    assert clf.train_error_ == recompute_error(clf.tree_, X, y)
+    if clf.is_optimal_:
+        assert clf.objective_ == pytest.approx(expected, abs=EPS)
+    check_tree_invariants(clf, X, y, max_depth=depth)
+
+
+@settings(max_examples=150, **SETTINGS)
+@given(instances(), st.integers(0, 3), st.sampled_from([1, 2, 3]))
+def test_min_samples_leaf(inst, depth, msl):
+    X, y = inst
+    assume(len(y) >= msl)  # otherwise no feasible tree exists
+    _describe(X, y, max_depth=depth, min_samples_leaf=msl)
+    expected = brute_force_objective(X, y, depth, min_samples_leaf=msl)
+    clf = fit(X, y, max_depth=depth, min_samples_leaf=msl)
+    assert clf.objective_ == expected
+    assert clf.train_error_ == recompute_error(clf.tree_, X, y)
+    assert clf.lower_bound_ <= expected + EPS
+    assert clf.is_optimal_
+    feature = np.asarray(clf.tree_.feature)
+    n_node_samples = np.asarray(clf.tree_.n_node_samples)
+    assert np.all(n_node_samples[feature < 0] >= msl)
+    assert all(size >= msl for size in leaf_sizes(clf.tree_, X).values())
+    check_tree_invariants(clf, X, y, max_depth=depth)
+
+
+@settings(max_examples=120, **SETTINGS)
+@given(instances(max_classes=4), st.integers(0, 3), st.sampled_from([0.0, 0.05, 0.2]),
+       st.sampled_from([1, 2, 3]), st.sampled_from([0.0, 0.0, 0.1]))
+def test_all_parameters_combined(inst, depth, cost, msl, gap):
+    X, y = inst
+    n = len(y)
+    assume(n >= msl)
+    params = dict(max_depth=depth, complexity_cost=cost, min_samples_leaf=msl, max_gap=gap)
+    _describe(X, y, **params)
+    per_node = cost * n
+    expected = brute_force_objective(X, y, depth, per_node, msl)
+    clf = fit(X, y, **params)
+    assert expected - EPS <= clf.objective_ <= expected + gap * n + EPS
+    assert clf.lower_bound_ <= expected + EPS
+    assert clf.objective_ == pytest.approx(
+        recompute_objective(clf.tree_, X, y, per_node), abs=EPS)
+    if gap == 0.0:
+        assert clf.is_optimal_
+        assert clf.objective_ == pytest.approx(expected, abs=EPS)
+    assert all(size >= msl for size in leaf_sizes(clf.tree_, X).values())
+    check_tree_invariants(clf, X, y, max_depth=depth)
+
+
+@settings(max_examples=40, **SETTINGS)
+@given(instances(max_n=12), st.integers(0, 3))
+def test_refit_is_deterministic_and_order_invariant(inst, depth):
+    """Same data twice -> same objective; permuting rows/columns and
+    relabelling classes does not change the optimal objective."""
+    X, y = inst
+    _describe(X, y, max_depth=depth)
+    a = fit(X, y, max_depth=depth)
+    b = fit(X, y, max_depth=depth)
+    assert a.objective_ == b.objective_
+    assert np.array_equal(a.predict(X), b.predict(X))
+    rng = np.random.default_rng(len(y))
+    rows = rng.permutation(len(y))
+    cols = rng.permutation(X.shape[1])
+    c = fit(X[rows][:, cols], y[rows], max_depth=depth)
+    assert c.objective_ == a.objective_
+
+
+@pytest.mark.parametrize("depth", [0, 1, 2, 3])
+def test_xor_known_optimum(depth):
+    X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]] * 3, dtype=float)
+    y = np.array([0, 1, 1, 0] * 3)
+    clf = fit(X, y, max_depth=depth)
+    assert clf.objective_ == (6 if depth < 2 else 0)
+    assert clf.is_optimal_
+
+
+def test_max_depth_zero_is_a_single_leaf():
+    X = np.array([[0.0], [1.0], [2.0]])
+    clf = fit(X, ["b", "a", "a"], max_depth=0)
+    assert clf.tree_.node_count == 1
+    assert clf.train_error_ == 1
+    assert list(clf.predict(X)) == ["a", "a", "a"]
+
+
+def test_complexity_cost_prefers_a_leaf_when_splits_are_expensive():
+    X = np.arange(10, dtype=float).reshape(-1, 1)
+    y = np.array([0] * 4 + [1] * 6)
+    # one split removes 4 errors; it costs 0.5 * 10 = 5 > 4 -> leaf
+    clf = fit(X, y, max_depth=2, complexity_cost=0.5)
+    assert clf.tree_.node_count == 1
+    assert clf.objective_ == pytest.approx(4.0)
+    # cost 0.3 * 10 = 3 < 4 -> single split
+    clf = fit(X, y, max_depth=2, complexity_cost=0.3)
+    assert n_branching_nodes(clf.tree_) == 1
+    assert clf.objective_ == pytest.approx(3.0)
