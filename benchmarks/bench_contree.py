@@ -153,12 +153,16 @@ def fmt_err(s):
 def fmt_s(x, s=None):
     if x is None:
         return "–"
-    txt = f"{x:.3f}" if x < 10 else f"{x:.1f}"
+    txt = f"{x:.2g}" if x < 0.01 else (f"{x:.3f}" if x < 10 else f"{x:.1f}")
     return txt + ("†" if s is not None and s["limited"] else "")
 
 
 def fmt_mb(x):
     return "–" if x is None else f"{x:.0f}"
+
+
+def fmt_ratio(x):
+    return "–" if x is None else (f"{x:.2f}" if x >= 0.1 else f"{x:.2g}")
 
 
 def geomean(xs):
@@ -230,9 +234,9 @@ def write_report(path, records, args, info, cmdline, done=True):
             continue
         lines += [f"## Depth {depth}" + (f" (time limit {tl:g} s)" if tl is not None else " (no time limit)"), ""]
         lines += ["| dataset | n | p | our error | peer error | errors agree | our median s | "
-                  "peer median s | ratio ours/peer | our peak MB | peer peak MB | our ΔMB | peer ΔMB |",
-                  "|---|---:|---:|---:|---:|:---:|---:|---:|---:|---:|---:|---:|---:|"]
-        ratios, ratios_proven, worst = [], [], None
+                  "peer median s | ratio ours/peer | our peak MB | peer peak MB | our ΔMB | peer ΔMB | CPU ratio |",
+                  "|---|---:|---:|---:|---:|:---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        ratios, ratios_proven, cpu_ratios, worst = [], [], [], None
         for ds in args.datasets:
             o_recs = [r for r in recs if r.get("dataset") == ds and r.get("side") == OURS]
             p_recs = [r for r in recs if r.get("dataset") == ds and r.get("side") == PEER]
@@ -249,11 +253,16 @@ def write_report(path, records, args, info, cmdline, done=True):
                     ratios_proven.append(ratio)
                 if worst is None or ratio > worst[1]:
                     worst = (ds, ratio)
-            rtxt = "–" if ratio is None else f"{ratio:.2f}" + ("†" if (o["limited"] or p["limited"]) else "")
+            cratio = (o["median_cpu_s"] / p["median_cpu_s"]
+                      if o["median_cpu_s"] is not None and p["median_cpu_s"] else None)
+            if cratio is not None:
+                cpu_ratios.append(cratio)
+            rtxt = "–" if ratio is None else fmt_ratio(ratio) + ("†" if (o["limited"] or p["limited"]) else "")
             lines.append(f"| {ds} | {n or '–'} | {pp or '–'} | {fmt_err(o)} | {fmt_err(p)} | {agree(o, p)} | "
                          f"{fmt_s(o['median_s'], o)} | {fmt_s(p['median_s'], p)} | {rtxt} | "
                          f"{fmt_mb(o['peak_mb'])} | {fmt_mb(p['peak_mb'])} | "
-                         f"{fmt_mb(o['delta_mb'])} | {fmt_mb(p['delta_mb'])} |")
+                         f"{fmt_mb(o['delta_mb'])} | {fmt_mb(p['delta_mb'])} | "
+                         f"{fmt_ratio(cratio)} |")
             for side, s in ((OURS, o), (PEER, p)):
                 for m in s["messages"]:
                     notes.append(f"depth {depth}, {ds}, {side}: {m}")
@@ -266,9 +275,14 @@ def write_report(path, records, args, info, cmdline, done=True):
         lines.append("")
         lines.append(f"**Depth {depth}: geometric-mean ratio (ours/peer) = "
                      f"{'–' if gm is None else f'{gm:.3f}'}** over {len(ratios)} data sets; "
-                     f"max ratio = {'–' if worst is None else f'{worst[1]:.2f} ({worst[0]})'}"
+                     f"max ratio = {'–' if worst is None else f'{fmt_ratio(worst[1])} ({worst[0]})'}"
                      + (f"; over the {len(ratios_proven)} where both proved optimality: {gmp:.3f}"
                         if gmp is not None and len(ratios_proven) != len(ratios) else "") + ".")
+        gmc = geomean(cpu_ratios)
+        if gmc is not None:
+            lines.append("")
+            lines.append(f"Depth {depth}: geometric-mean CPU-time ratio = {gmc:.3f} (less sensitive to a "
+                         "loaded machine than wall time; penalises multi-threaded fits).")
         lines.append("")
     lines += ["Legend: † = not proven optimal / stopped at the time limit (error is an upper bound, "
               "time ≈ the limit); ranges a–b = repeats disagreed; errors agree: ✓ both proven and equal, "

@@ -224,3 +224,72 @@ def tree_depth(tree):
 
 def recompute_objective(tree, X, y, cost_per_node=0.0):
     return recompute_error(tree, X, y) + cost_per_node * n_branching_nodes(tree)
+
+
+# ---------------------------------------------------------------------------
+# Exhaustive depth <= 2 optimum for larger data (vectorised numpy)
+# ---------------------------------------------------------------------------
+
+def _stump_error(onehot_sorted, values_sorted, mask_sorted_list):
+    """Best error of a leaf or a single split for the row subsets given as
+    boolean masks in each feature's sorted order."""
+    best = None
+    for onehot, vals, mask in zip(onehot_sorted, values_sorted, mask_sorted_list):
+        counts = onehot[mask]                 # rows of the subset, sorted by feature
+        v = vals[mask]
+        total = counts.sum(axis=0)
+        size = counts.shape[0]
+        leaf = size - total.max() if size else 0
+        if best is None:
+            best = leaf
+        if size < 2:
+            continue
+        cum = np.cumsum(counts, axis=0)[:-1]  # left counts after i+1 rows
+        ok = v[1:] != v[:-1]                  # cut only between distinct values
+        if not ok.any():
+            continue
+        cum = cum[ok]
+        n_left = cum.sum(axis=1)
+        err = (n_left - cum.max(axis=1)) + ((size - n_left) - (total - cum).max(axis=1))
+        best = min(best, int(err.min()))
+    return int(best)
+
+
+def _sorted_views(X, y):
+    _, codes = np.unique(y, return_inverse=True)
+    onehot = np.eye(codes.max() + 1, dtype=np.int64)[codes]
+    orders = [np.argsort(X[:, g], kind="stable") for g in range(X.shape[1])]
+    onehot_sorted = [onehot[o] for o in orders]
+    values_sorted = [X[o, g] for g, o in enumerate(orders)]
+    return orders, onehot_sorted, values_sorted
+
+
+def depth1_objective(X, y):
+    """Optimal number of training errors over trees of depth <= 1."""
+    X, y = _as_arrays(X, y)
+    _, onehot_sorted, values_sorted = _sorted_views(X, y)
+    all_rows = np.ones(X.shape[0], dtype=bool)
+    return _stump_error(onehot_sorted, values_sorted, [all_rows] * X.shape[1])
+
+
+def depth2_objective(X, y):
+    """Optimal number of training errors over trees of depth <= 2 (no
+    complexity cost, min_samples_leaf = 1), by exhaustive enumeration of the
+    root split and an exact best-stump computation on each side.
+    O(n^2 * p^2); fine for a few thousand rows and a handful of features."""
+    X, y = _as_arrays(X, y)
+    n, p = X.shape
+    orders, onehot_sorted, values_sorted = _sorted_views(X, y)
+    all_rows = np.ones(n, dtype=bool)
+    best = _stump_error(onehot_sorted, values_sorted, [all_rows] * p)
+    for f in range(p):
+        vals = values_sorted[f]
+        for i in np.flatnonzero(vals[1:] != vals[:-1]):
+            left = X[:, f] <= vals[i]
+            right = ~left
+            e = _stump_error(onehot_sorted, values_sorted, [left[o] for o in orders])
+            if e >= best:
+                continue
+            e += _stump_error(onehot_sorted, values_sorted, [right[o] for o in orders])
+            best = min(best, e)
+    return int(best)

@@ -9,6 +9,8 @@ from hypothesis.extra import numpy as hnp
 
 from oracle import (
     brute_force_objective,
+    depth1_objective,
+    depth2_objective,
     leaf_sizes,
     n_branching_nodes,
     naive_objective,
@@ -251,3 +253,11 @@ def test_invariances(inst, rnd):
     X2 = X[rows][:, cols] * 3.0 - 7.0
     y2 = np.array(["c%d" % (9 - v) for v in y])[rows]
     assert [brute_force_objective(X2, y2, d) for d in range(4)] == base
+
+
+@settings(max_examples=150, deadline=None)
+@given(tiny_instances(max_n=12, max_features=3))
+def test_vectorised_depth1_and_depth2_match_brute_force(inst):
+    X, y = inst
+    assert depth1_objective(X, y) == brute_force_objective(X, y, 1)
+    assert depth2_objective(X, y) == brute_force_objective(X, y, 2)

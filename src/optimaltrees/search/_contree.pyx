@@ -90,10 +90,12 @@ cdef class Engine:
     cdef vector[vector[int32_t]] cnt_left, cnt_right
     cdef vector[vector[int32_t]] positions # candidate split positions per level
     cdef vector[vector[Interval]] queues
+    cdef vector[vector[int32_t]] feature_orders   # per level: features by best Gini split
+    cdef vector[double] gini_scores
     cdef vector[uint8_t] flag
     cdef vector[uint64_t] rnd1, rnd2
     cdef uint64_t depth_mix[64]
-    cdef vector[int32_t] fql, fqr, cl, cr
+    cdef vector[int32_t] fql, cl             # D2Split scratch, two children x K
     cdef vector[TNode] pool
     cdef unordered_map[uint64_t, Entry] cache
     cdef size_t max_entries
@@ -140,6 +142,10 @@ cdef class Engine:
             self.cnt_left[lvl].resize(self.K)
             self.cnt_right[lvl].resize(self.K)
             self.positions[lvl].resize(self.n + 1)
+        self.feature_orders.resize(levels)
+        for lvl in range(levels):
+            self.feature_orders[lvl].resize(self.p)
+        self.gini_scores.resize(self.p)
         self.flag.resize(self.n)
         rng = np.random.default_rng(seed)
         r = rng.integers(0, 2**63 - 1, size=(2, self.n + 64), dtype=np.int64)
@@ -150,10 +156,8 @@ cdef class Engine:
             self.rnd2[i] = <uint64_t>r[1, i]
         for i in range(64):
             self.depth_mix[i] = <uint64_t>r[0, self.n + i] * 2654435761u
-        self.fql.resize(self.K)
-        self.fqr.resize(self.K)
-        self.cl.resize(self.K)
-        self.cr.resize(self.K)
+        self.fql.resize(2 * self.K)
+        self.cl.resize(2 * self.K)
         self.pool.resize(1)
         self.pool[0].feature = -1
         self.pool[0].left = -1
@@ -254,96 +258,122 @@ cdef class Engine:
         """D2Split (Algorithm 2, with the notes' corrections): the optimal
         depth-1 subtrees of both children of the root split (f1, pos) in one
         scan of every feature.  Multi-class leaf errors, evaluation only where
-        the child's value changes, and the similarity skip along the scan."""
+        the child's value changes, and the similarity skip along the scan.
+
+        State is indexed by side (1 = left child, 0 = right child) so the scan
+        has no data-dependent branch except the rare evaluation."""
         cdef int K = self.K, ml = self.min_leaf
-        cdef int32_t* fql = &self.fql[0]
-        cdef int32_t* fqr = &self.fqr[0]
-        cdef int32_t* cl = &self.cl[0]
-        cdef int32_t* cr = &self.cr[0]
+        cdef int32_t* fq = &self.fql[0]        # [side * K + class]: class counts per child
+        cdef int32_t* cc = &self.cl[0]         # [side * K + class]: counts passed so far
         cdef uint8_t* flag = &self.flag[0]
         cdef Elem* arr = data + <size_t>f1 * nn
-        cdef int k, c, f2, nl = pos, nr = nn - pos
-        cdef int cnt_l, cnt_r, max_l, max_r, prev_l, prev_r, skip_l, skip_r, suf
+        cdef int k, c, f2, s, suf, cnt_s, best_c
+        cdef int ntot[2]
+        cdef int cnt[2]
+        cdef int mx[2]
+        cdef int prev[2]
+        cdef int skip[2]
+        cdef int start_skip = ml if ml > 1 else 1
+        cdef bint done[2]
         cdef double err, cost = self.cost
-        cdef bint done_l, done_r
+        cdef Split1* out[2]
         cdef Elem e
+        cdef int32_t* fqs
+        cdef int32_t* ccs
         self.n_d2 += 1
-        memset(fql, 0, K * sizeof(int32_t))
+        out[0] = br
+        out[1] = bl
+        memset(fq, 0, 2 * K * sizeof(int32_t))
         for k in range(pos):
             flag[arr[k].id] = 1
-            fql[arr[k].label] += 1
+            fq[K + arr[k].label] += 1
         for k in range(pos, nn):
             flag[arr[k].id] = 0
         for c in range(K):
-            fqr[c] = counts[c] - fql[c]
-        bl.val = self._leaf_error(fql, nl)
-        bl.feature = -1
-        br.val = self._leaf_error(fqr, nr)
-        br.feature = -1
-        # a split costs `cost` on top of its errors, so a leaf this good is final
-        done_l = bl.val <= cost + EPS or nl < 2 * ml
-        done_r = br.val <= cost + EPS or nr < 2 * ml
+            fq[c] = counts[c] - fq[K + c]
+        ntot[1] = pos
+        ntot[0] = nn - pos
+        for s in range(2):
+            out[s].val = self._leaf_error(fq + s * K, ntot[s])
+            out[s].feature = -1
+            # a split costs `cost` on top of its errors, so a leaf this good is final
+            done[s] = out[s].val <= cost + EPS or ntot[s] < 2 * ml
         for f2 in range(self.p):
-            if done_l and done_r:
+            if done[0] and done[1]:
                 break
             arr = data + <size_t>f2 * nn
-            memset(cl, 0, K * sizeof(int32_t))
-            memset(cr, 0, K * sizeof(int32_t))
-            cnt_l = 0
-            cnt_r = 0
-            max_l = 0
-            max_r = 0
-            prev_l = -1
-            prev_r = -1
-            skip_l = ml if ml > 1 else 1
-            skip_r = skip_l
+            memset(cc, 0, 2 * K * sizeof(int32_t))
+            for s in range(2):
+                cnt[s] = 0
+                mx[s] = 0
+                prev[s] = -1
+                skip[s] = 0x7fffffff if done[s] else start_skip
             for k in range(nn):
                 e = arr[k]
-                if flag[e.id]:
-                    if (not done_l) and e.rank != prev_l and cnt_l >= skip_l and nl - cnt_l >= ml:
-                        suf = 0
-                        for c in range(K):
-                            if fql[c] - cl[c] > suf:
-                                suf = fql[c] - cl[c]
-                        err = (cnt_l - max_l) + (nl - cnt_l - suf) + cost
-                        if err < bl.val - EPS:
-                            bl.val = err
-                            bl.feature = f2
-                            bl.lo = prev_l
-                            bl.hi = e.rank
-                            skip_l = cnt_l + 1
-                            if err <= cost + EPS:
-                                done_l = True
-                        else:
-                            # each further instance changes the error by <= 1
-                            skip_l = cnt_l + <int>floor(err - bl.val + EPS) + 1
-                    prev_l = e.rank
-                    cl[e.label] += 1
-                    if cl[e.label] > max_l:
-                        max_l = cl[e.label]
-                    cnt_l += 1
-                else:
-                    if (not done_r) and e.rank != prev_r and cnt_r >= skip_r and nr - cnt_r >= ml:
-                        suf = 0
-                        for c in range(K):
-                            if fqr[c] - cr[c] > suf:
-                                suf = fqr[c] - cr[c]
-                        err = (cnt_r - max_r) + (nr - cnt_r - suf) + cost
-                        if err < br.val - EPS:
-                            br.val = err
-                            br.feature = f2
-                            br.lo = prev_r
-                            br.hi = e.rank
-                            skip_r = cnt_r + 1
-                            if err <= cost + EPS:
-                                done_r = True
-                        else:
-                            skip_r = cnt_r + <int>floor(err - br.val + EPS) + 1
-                    prev_r = e.rank
-                    cr[e.label] += 1
-                    if cr[e.label] > max_r:
-                        max_r = cr[e.label]
-                    cnt_r += 1
+                s = flag[e.id]
+                cnt_s = cnt[s]
+                if cnt_s >= skip[s] and e.rank != prev[s] and ntot[s] - cnt_s >= ml:
+                    fqs = fq + s * K
+                    ccs = cc + s * K
+                    suf = 0
+                    for c in range(K):
+                        if fqs[c] - ccs[c] > suf:
+                            suf = fqs[c] - ccs[c]
+                    err = (cnt_s - mx[s]) + (ntot[s] - cnt_s - suf) + cost
+                    if err < out[s].val - EPS:
+                        out[s].val = err
+                        out[s].feature = f2
+                        out[s].lo = prev[s]
+                        out[s].hi = e.rank
+                        skip[s] = cnt_s + 1
+                        if err <= cost + EPS:
+                            done[s] = True
+                            skip[s] = 0x7fffffff
+                    else:
+                        # each further instance changes the error by at most one
+                        skip[s] = cnt_s + <int>floor(err - out[s].val + EPS) + 1
+                prev[s] = e.rank
+                c = s * K + e.label
+                cc[c] += 1
+                best_c = cc[c]
+                mx[s] = best_c if best_c > mx[s] else mx[s]
+                cnt[s] = cnt_s + 1
+
+    cdef void _order_features(self, Elem* data, int nn, int32_t* counts, int32_t* order) noexcept nogil:
+        """Features sorted by the weighted Gini impurity of their best single
+        split, so that good incumbents (and hence tight bounds) come early."""
+        cdef int K = self.K, f, k, c, a, b
+        cdef int32_t* cc = &self.cl[0]
+        cdef double* score = &self.gini_scores[0]
+        cdef double best, sl, sr, g, key
+        cdef Elem* arr
+        for f in range(self.p):
+            arr = data + <size_t>f * nn
+            memset(cc, 0, K * sizeof(int32_t))
+            best = INFINITY
+            for k in range(nn):
+                if k > 0 and arr[k].rank != arr[k - 1].rank:
+                    sl = 0.0
+                    sr = 0.0
+                    for c in range(K):
+                        sl += <double>cc[c] * cc[c]
+                        sr += <double>(counts[c] - cc[c]) * (counts[c] - cc[c])
+                    g = (k - sl / k) + ((nn - k) - sr / (nn - k))
+                    if g < best:
+                        best = g
+                cc[arr[k].label] += 1
+            score[f] = best
+        # insertion sort: p is small and this keeps ties in feature order
+        for f in range(self.p):
+            order[f] = f
+        for a in range(1, self.p):
+            b = order[a]
+            key = score[b]
+            k = a - 1
+            while k >= 0 and score[order[k]] > key:
+                order[k + 1] = order[k]
+                k -= 1
+            order[k + 1] = b
 
     # ---------------------------------------------------------------- partition
 
@@ -446,7 +476,11 @@ cdef class Engine:
         self.n_subproblems += 1
         ub = ub_in if ub_in < best_val else best_val
         node_lb = best_val   # min over the lower bounds of every alternative
-        for f in range(self.p):
+        cdef int32_t* order = &self.feature_orders[level][0]
+        cdef int fi
+        self._order_features(data, nn, counts, order)
+        for fi in range(self.p):
+            f = order[fi]
             if best_val <= known_lb + gap_here + EPS:
                 break
             if self._timed_out():
@@ -571,13 +605,13 @@ cdef class Engine:
                     eta = pos - P[i]
                     if P[j] - pos > eta:
                         eta = P[j] - pos
-                bound = ub[0] - gap_here - cost + eta
+                bound = ub[0] - gap_here - cost
                 # larger child first with the full bound, the other with what is left
                 if nl >= nr:
                     ra = self._solve(level + 1, &self.buf_left[level][0], nl,
                                      &self.cnt_left[level][0], depth - 1, bound, gap_child, hl1, hl2)
                     lb_l = ra.lb
-                    bound_b = bound - ra.lb
+                    bound_b = bound - ra.lb + eta
                     if bound_b > EPS:
                         rb = self._solve(level + 1, &self.buf_right[level][0], nr,
                                          &self.cnt_right[level][0], depth - 1, bound_b, gap_child, hr1, hr2)
@@ -594,7 +628,7 @@ cdef class Engine:
                     ra = self._solve(level + 1, &self.buf_right[level][0], nr,
                                      &self.cnt_right[level][0], depth - 1, bound, gap_child, hr1, hr2)
                     lb_r = ra.lb
-                    bound_b = bound - ra.lb
+                    bound_b = bound - ra.lb + eta
                     if bound_b > EPS:
                         rb = self._solve(level + 1, &self.buf_left[level][0], nl,
                                          &self.cnt_left[level][0], depth - 1, bound_b, gap_child, hl1, hl2)

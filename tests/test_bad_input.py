@@ -1,0 +1,151 @@
+"""Invalid inputs and parameters raise ValueError/TypeError with a message
+that names the problem."""
+import numpy as np
+import pytest
+
+optimaltrees = pytest.importorskip("optimaltrees")
+from optimaltrees import OptimalTreeClassifier  # noqa: E402
+
+X_OK = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0]])
+Y_OK = np.array([0, 0, 1, 1])
+ERRORS = (ValueError, TypeError)
+
+
+def test_sanity_valid_input_fits():
+    # guards against every test below passing because fit always raises
+    OptimalTreeClassifier(max_depth=2).fit(X_OK, Y_OK)
+
+
+@pytest.mark.parametrize("bad", [np.nan, float("nan")])
+def test_nan_in_X(bad):
+    X = X_OK.copy()
+    X[2, 1] = bad
+    with pytest.raises(ValueError, match=r"(?i)nan"):
+        OptimalTreeClassifier().fit(X, Y_OK)
+
+
+@pytest.mark.parametrize("bad", [np.inf, -np.inf])
+def test_inf_in_X(bad):
+    X = X_OK.copy()
+    X[0, 0] = bad
+    with pytest.raises(ValueError, match=r"(?i)inf"):
+        OptimalTreeClassifier().fit(X, Y_OK)
+
+
+def test_nan_in_X_at_predict_time():
+    clf = OptimalTreeClassifier(max_depth=1).fit(X_OK, Y_OK)
+    X = X_OK.copy()
+    X[1, 0] = np.nan
+    with pytest.raises(ValueError, match=r"(?i)nan"):
+        clf.predict(X)
+
+
+def test_string_X():
+    X = np.array([["a", "b"], ["c", "d"], ["e", "f"], ["g", "h"]])
+    with pytest.raises(ERRORS, match=r"(?i)string|numeric|float|convert|dtype"):
+        OptimalTreeClassifier().fit(X, Y_OK)
+
+
+def test_string_column_in_dataframe():
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "b": ["x", "y", "x", "y"]})
+    with pytest.raises(ERRORS, match=r"(?i)string|numeric|float|convert|dtype"):
+        OptimalTreeClassifier().fit(df, Y_OK)
+
+
+def test_empty_X():
+    with pytest.raises(ValueError, match=r"(?i)empty|0 sample|sample|minimum"):
+        OptimalTreeClassifier().fit(np.empty((0, 2)), np.empty(0))
+
+
+def test_X_without_features():
+    with pytest.raises(ValueError, match=r"(?i)feature"):
+        OptimalTreeClassifier().fit(np.empty((4, 0)), Y_OK)
+
+
+def test_1d_X():
+    with pytest.raises(ValueError, match=r"(?i)2D|2-D|two-dim|1D|1-D|reshape|dimension"):
+        OptimalTreeClassifier().fit(np.array([0.0, 1.0, 2.0, 3.0]), Y_OK)
+
+
+def test_3d_X():
+    with pytest.raises(ValueError, match=r"(?i)dim|2D|2-D"):
+        OptimalTreeClassifier().fit(np.zeros((4, 2, 2)), Y_OK)
+
+
+@pytest.mark.parametrize("n_y", [3, 5])
+def test_inconsistent_lengths(n_y):
+    with pytest.raises(ValueError, match=r"(?i)inconsistent|length|number of (samples|rows)|len"):
+        OptimalTreeClassifier().fit(X_OK, np.zeros(n_y, dtype=int))
+
+
+def test_nan_in_y():
+    with pytest.raises(ValueError, match=r"(?i)nan"):
+        OptimalTreeClassifier().fit(X_OK, np.array([0.0, np.nan, 1.0, 1.0]))
+
+
+def test_2d_y_is_rejected_or_raveled():
+    # a column vector y is accepted by sklearn with a warning; a genuinely
+    # multi-output y must be rejected
+    with pytest.raises(ValueError):
+        OptimalTreeClassifier().fit(X_OK, np.zeros((4, 2), dtype=int))
+
+
+@pytest.mark.parametrize("depth", [-1, -5])
+def test_negative_max_depth(depth):
+    with pytest.raises(ValueError, match=r"(?i)depth"):
+        OptimalTreeClassifier(max_depth=depth).fit(X_OK, Y_OK)
+
+
+@pytest.mark.parametrize("depth", [2.5, "3"])
+def test_non_integer_max_depth(depth):
+    with pytest.raises(ERRORS, match=r"(?i)depth"):
+        OptimalTreeClassifier(max_depth=depth).fit(X_OK, Y_OK)
+
+
+def test_numpy_integer_max_depth_is_fine():
+    clf = OptimalTreeClassifier(max_depth=np.int64(2)).fit(X_OK, Y_OK)
+    assert clf.train_error_ == 0
+
+
+@pytest.mark.parametrize("limit", [0, 0.0, -1, -0.5])
+def test_non_positive_time_limit(limit):
+    with pytest.raises(ValueError, match=r"time_limit"):
+        OptimalTreeClassifier(time_limit=limit).fit(X_OK, Y_OK)
+
+
+def test_non_numeric_time_limit():
+    with pytest.raises(ERRORS, match=r"time_limit"):
+        OptimalTreeClassifier(time_limit="10").fit(X_OK, Y_OK)
+
+
+@pytest.mark.parametrize("gap", [-0.1, 1.5])
+def test_bad_max_gap(gap):
+    with pytest.raises(ValueError, match=r"max_gap"):
+        OptimalTreeClassifier(max_gap=gap).fit(X_OK, Y_OK)
+
+
+def test_negative_complexity_cost():
+    with pytest.raises(ValueError, match=r"complexity_cost"):
+        OptimalTreeClassifier(complexity_cost=-0.1).fit(X_OK, Y_OK)
+
+
+@pytest.mark.parametrize("msl", [0, -1, 1.5])
+def test_bad_min_samples_leaf(msl):
+    with pytest.raises(ERRORS, match=r"min_samples_leaf"):
+        OptimalTreeClassifier(min_samples_leaf=msl).fit(X_OK, Y_OK)
+
+
+@pytest.mark.parametrize("method", ["predict", "predict_proba", "apply"])
+@pytest.mark.parametrize("n_features", [1, 3])
+def test_predict_with_wrong_number_of_features(method, n_features):
+    clf = OptimalTreeClassifier(max_depth=2).fit(X_OK, Y_OK)
+    X = np.zeros((3, n_features))
+    with pytest.raises(ValueError, match=r"(?i)feature"):
+        getattr(clf, method)(X)
+
+
+def test_score_with_wrong_number_of_features():
+    clf = OptimalTreeClassifier(max_depth=2).fit(X_OK, Y_OK)
+    with pytest.raises(ValueError, match=r"(?i)feature"):
+        clf.score(np.zeros((4, 3)), Y_OK)
