@@ -1,0 +1,10 @@
+"""optimaltrees: provably optimal decision trees as scikit-learn estimators.
+
+Layers: ``data`` (encodings, bundled sets) -> ``search`` (compiled engines)
+-> ``model`` (the fitted tree, exports) -> ``estimators`` (scikit-learn API).
+"""
+from optimaltrees.estimators import OptimalTreeClassifier
+from optimaltrees.model import Tree, export_text
+
+__version__ = "0.1.0"
+__all__ = ["OptimalTreeClassifier", "Tree", "export_text", "__version__"]

@@ -1,0 +1,4 @@
+"""Estimator layer: scikit-learn faces of the search engines."""
+from optimaltrees.estimators.classifier import OptimalTreeClassifier
+
+__all__ = ["OptimalTreeClassifier"]

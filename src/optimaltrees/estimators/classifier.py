@@ -1,0 +1,195 @@
+"""``OptimalTreeClassifier``: exact optimal classification trees as a scikit-learn estimator."""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from optimaltrees.model.export import export_text
+from optimaltrees.model.tree import Tree
+from optimaltrees.search.contree import search_tree
+
+# Deeper searches need per-level buffers of n * p entries; 30 is far beyond what
+# any exact search can finish and keeps a typo from exhausting memory.
+MAX_SUPPORTED_DEPTH = 30
+
+
+class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
+    """Decision tree with the fewest training errors among all trees of bounded depth.
+
+    The search (ConTree: dynamic programming with branch-and-bound over every
+    threshold of every numeric feature) returns a tree together with a proof:
+    ``lower_bound_`` bounds the optimum from below, and ``is_optimal_`` is True
+    when the tree's objective meets it.
+
+    Parameters
+    ----------
+    max_depth : int, default=3
+        Maximum number of branching nodes on a root-to-leaf path (0 = one leaf).
+    time_limit : float or None, default=None
+        Seconds after which the best tree found so far is returned, with a valid
+        ``lower_bound_`` and ``is_optimal_`` False.  None means no limit.
+    max_gap : float, default=0.0
+        Allowed suboptimality as a fraction of the number of training samples:
+        the objective found is at most the optimum plus ``max_gap * n_samples``.
+        0 asks for a proven optimum.
+    complexity_cost : float, default=0.0
+        Cost of each branching node as a fraction of the number of training
+        samples; the objective becomes errors + complexity_cost * n * branches.
+    min_samples_leaf : int, default=1
+        Every leaf must hold at least this many training samples.  Values above 1
+        switch off the similarity-bound pruning (it is unsound under this
+        constraint), so searches are slower.
+    memory_limit : float or None, default=None
+        Megabytes for the cache of solved subproblems; once full, new results are
+        no longer cached (the search stays exact, only slower).
+
+    Attributes
+    ----------
+    tree_ : Tree
+    classes_, n_classes_, n_features_in_, feature_names_in_
+    train_error_ : int      training misclassifications of ``tree_``
+    objective_ : float      train_error_ + node cost * branching nodes
+    lower_bound_ : float    proven lower bound on the optimal objective
+    is_optimal_ : bool      objective_ is proven optimal
+    timed_out_ : bool
+    fit_time_ : float       seconds spent in ``fit``
+    stats_ : dict           subproblems, d2_calls, cache_hits, cache_entries
+    """
+
+    def __init__(
+        self,
+        max_depth: int = 3,
+        *,
+        time_limit: float | None = None,
+        max_gap: float = 0.0,
+        complexity_cost: float = 0.0,
+        min_samples_leaf: int = 1,
+        memory_limit: float | None = None,
+    ) -> None:
+        self.max_depth = max_depth
+        self.time_limit = time_limit
+        self.max_gap = max_gap
+        self.complexity_cost = complexity_cost
+        self.min_samples_leaf = min_samples_leaf
+        self.memory_limit = memory_limit
+
+    # -- parameters ------------------------------------------------------------
+    def _check_params(self) -> None:
+        d = self.max_depth
+        if isinstance(d, (bool, np.bool_)) or not isinstance(d, numbers.Integral):
+            raise TypeError(f"max_depth must be an integer, got {d!r} ({type(d).__name__})")
+        if d < 0:
+            raise ValueError(f"max_depth must be >= 0, got {d}")
+        if d > MAX_SUPPORTED_DEPTH:
+            raise ValueError(f"max_depth must be <= {MAX_SUPPORTED_DEPTH}, got {d}")
+        _check_number("time_limit", self.time_limit, allow_none=True, positive=True)
+        _check_number("max_gap", self.max_gap, low=0.0, high=1.0)
+        _check_number("complexity_cost", self.complexity_cost, low=0.0, high=1.0)
+        _check_number("memory_limit", self.memory_limit, allow_none=True, positive=True)
+        m = self.min_samples_leaf
+        if isinstance(m, (bool, np.bool_)) or not isinstance(m, numbers.Integral):
+            raise TypeError(f"min_samples_leaf must be an integer, got {m!r}")
+        if m < 1:
+            raise ValueError(f"min_samples_leaf must be >= 1, got {m}")
+
+    # -- fitting ---------------------------------------------------------------
+    def fit(self, X, y) -> "OptimalTreeClassifier":
+        """Search for the optimal tree on (X, y); X numeric, y any sortable labels."""
+        self._check_params()
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True,
+                             y_numeric=False, multi_output=False)
+        check_classification_targets(y)
+        self.classes_, y_index = np.unique(y, return_inverse=True)
+        self.n_classes_ = len(self.classes_)
+        n = X.shape[0]
+        node_cost = float(self.complexity_cost) * n
+        result = search_tree(
+            X, y_index, self.n_classes_, int(self.max_depth),
+            node_cost=node_cost,
+            max_gap=float(self.max_gap) * n,
+            min_samples_leaf=int(self.min_samples_leaf),
+            time_limit=self.time_limit,
+            memory_limit_mb=self.memory_limit,
+        )
+        tree = result.tree
+        errors = tree.training_errors()
+        objective = errors + node_cost * tree.n_branch_nodes
+        # The search's value is recomputed from the exported tree: a mismatch is
+        # a bug, and an "optimal" tree that is not optimal must never leave fit.
+        if abs(objective - result.objective) > 1e-6 * max(1.0, objective):
+            raise RuntimeError(
+                f"internal error: search reported objective {result.objective}, "
+                f"its tree scores {objective}"
+            )
+        if result.lower_bound > objective + 1e-6 * max(1.0, objective):
+            raise RuntimeError(
+                f"internal error: lower bound {result.lower_bound} exceeds objective {objective}"
+            )
+        self.tree_ = tree
+        self.train_error_ = errors
+        self.objective_ = objective
+        self.lower_bound_ = min(result.lower_bound, objective)
+        self.timed_out_ = result.timed_out
+        self.is_optimal_ = (not result.timed_out) and objective - self.lower_bound_ <= 1e-9 * max(1.0, objective)
+        self.gap_ = objective - self.lower_bound_
+        self.fit_time_ = result.seconds
+        self.stats_ = result.stats
+        return self
+
+    # -- prediction ------------------------------------------------------------
+    def _validated(self, X) -> np.ndarray:
+        check_is_fitted(self, "tree_")
+        return validate_data(self, X, dtype=np.float64, ensure_all_finite=True, reset=False)
+
+    def predict(self, X) -> np.ndarray:
+        """Majority training class of the leaf each row falls into."""
+        return self.classes_[self.tree_.predict(self._validated(X))]
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Training class frequencies of each row's leaf, columns in ``classes_`` order."""
+        return self.tree_.predict_proba(self._validated(X))
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def apply(self, X) -> np.ndarray:
+        """Index in ``tree_`` of the leaf each row falls into."""
+        return self.tree_.apply(self._validated(X))
+
+    def export_text(self, decimals: int = 4) -> str:
+        """The fitted tree as indented text, in the training data's feature and class names."""
+        check_is_fitted(self, "tree_")
+        names = getattr(self, "feature_names_in_", None)
+        return export_text(self.tree_, feature_names=None if names is None else list(names),
+                           class_names=list(self.classes_), decimals=decimals)
+
+    def get_depth(self) -> int:
+        check_is_fitted(self, "tree_")
+        return self.tree_.max_depth
+
+    def get_n_leaves(self) -> int:
+        check_is_fitted(self, "tree_")
+        return self.tree_.n_leaves
+
+
+def _check_number(name: str, value, *, allow_none: bool = False, positive: bool = False,
+                  low: float | None = None, high: float | None = None) -> None:
+    if value is None:
+        if allow_none:
+            return
+        raise TypeError(f"{name} must be a number, got None")
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number, got {value!r} ({type(value).__name__})")
+    if not np.isfinite(value):
+        raise ValueError(f"{name} must be finite, got {value}")
+    if positive and value <= 0:
+        raise ValueError(f"{name} must be > 0 (or None for no limit), got {value}")
+    if low is not None and value < low:
+        raise ValueError(f"{name} must be >= {low}, got {value}")
+    if high is not None and value > high:
+        raise ValueError(f"{name} must be <= {high}, got {value}")
