@@ -7,7 +7,7 @@ extensions = [
         "optimaltrees.search._contree",
         ["src/optimaltrees/search/_contree.pyx"],
         language="c++",
-        extra_compile_args=["-O3", "-std=c++17"],
+        extra_compile_args=["-O3", "-g", "-std=c++17"],
     ),
 ]
 

@@ -40,6 +40,13 @@ def test_nan_in_X_at_predict_time():
         clf.predict(X)
 
 
+def test_missing_values_in_dataframe():
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"a": [1.0, None, 3.0, 4.0], "b": [0.0, 1.0, 0.0, 1.0]})
+    with pytest.raises(ValueError, match=r"(?i)nan"):
+        OptimalTreeClassifier().fit(df, Y_OK)
+
+
 def test_string_X():
     X = np.array([["a", "b"], ["c", "d"], ["e", "f"], ["g", "h"]])
     with pytest.raises(ERRORS, match=r"(?i)string|numeric|float|convert|dtype"):

@@ -220,10 +220,17 @@ def test_small_exact_case_against_oracle():
         assert clf.objective_ == brute_force_objective(X, y, depth)
 
 
-def test_unfitted_predict_raises():
+@pytest.mark.parametrize("method", ["predict", "predict_proba", "apply"])
+def test_unfitted_estimator_raises_not_fitted(method):
     from sklearn.exceptions import NotFittedError
     with pytest.raises(NotFittedError):
-        OptimalTreeClassifier().predict([[0.0]])
+        getattr(OptimalTreeClassifier(), method)([[0.0]])
+
+
+def test_unfitted_score_raises_not_fitted():
+    from sklearn.exceptions import NotFittedError
+    with pytest.raises(NotFittedError):
+        OptimalTreeClassifier().score([[0.0]], [0])
 
 
 # ---------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, assume, given, note, settings, strategies as
 from helpers import check_tree_invariants
 from oracle import (
     brute_force_objective,
+    depth2_objective,
     leaf_sizes,
     n_branching_nodes,
     recompute_error,
@@ -24,11 +25,13 @@ FLOAT_POOL = [-2.5, -1.0, 0.0, 0.1, 0.2, 0.30000000000000004, 1.0, 3.75, 1e3]
 
 
 @st.composite
-def instances(draw, max_n=12, max_features=3, max_classes=6):
-    n = draw(st.integers(1, max_n))
+def instances(draw, max_n=12, max_features=3, max_classes=6, min_n=1, pool=None):
+    n = draw(st.integers(min_n, max_n))
     p = draw(st.integers(1, max_features))
-    kind = draw(st.sampled_from(["int", "int", "binary", "float"]))
-    if kind == "int":
+    kind = draw(st.sampled_from(["int", "int", "binary", "float"])) if pool is None else "pool"
+    if kind == "pool":
+        elem = st.sampled_from(pool)
+    elif kind == "int":
         hi = draw(st.sampled_from([2, 3, 5, 9]))
         elem = st.integers(0, hi).map(float)
     elif kind == "binary":
@@ -213,3 +216,126 @@ def test_complexity_cost_prefers_a_leaf_when_splits_are_expensive():
     clf = fit(X, y, max_depth=2, complexity_cost=0.3)
     assert n_branching_nodes(clf.tree_) == 1
     assert clf.objective_ == pytest.approx(3.0)
+
+
+# ---------------------------------------------------------------------------
+# Beyond the tiny instances: more rows, deeper trees, extreme float values
+# ---------------------------------------------------------------------------
+
+@settings(max_examples=60, **SETTINGS)
+@given(instances(min_n=13, max_n=24, max_classes=4))
+def test_medium_instances_depth3(inst):
+    X, y = inst
+    _describe(X, y, max_depth=3)
+    expected = brute_force_objective(X, y, 3)
+    clf = fit(X, y, max_depth=3)
+    assert clf.objective_ == expected
+    assert clf.train_error_ == recompute_error(clf.tree_, X, y)
+    assert clf.is_optimal_
+    check_tree_invariants(clf, X, y, max_depth=3)
+
+
+@settings(max_examples=60, **SETTINGS)
+@given(instances(min_n=25, max_n=90, max_features=4, max_classes=5))
+def test_larger_instances_depth2(inst):
+    X, y = inst
+    _describe(X, y, max_depth=2)
+    expected = depth2_objective(X, y)
+    clf = fit(X, y, max_depth=2)
+    assert clf.objective_ == expected
+    assert clf.train_error_ == recompute_error(clf.tree_, X, y)
+    assert clf.is_optimal_
+    check_tree_invariants(clf, X, y, max_depth=2)
+
+
+@settings(max_examples=60, **SETTINGS)
+@given(instances(max_n=10, max_features=2, max_classes=5), st.integers(4, 6),
+       st.sampled_from([0.0, 0.05]), st.sampled_from([1, 2]))
+def test_deeper_trees(inst, depth, cost, msl):
+    X, y = inst
+    n = len(y)
+    assume(n >= msl)
+    params = dict(max_depth=depth, complexity_cost=cost, min_samples_leaf=msl)
+    _describe(X, y, **params)
+    expected = brute_force_objective(X, y, depth, cost * n, msl)
+    clf = fit(X, y, **params)
+    assert clf.objective_ == pytest.approx(expected, abs=EPS)
+    assert clf.train_error_ == recompute_error(clf.tree_, X, y)
+    assert clf.is_optimal_
+    check_tree_invariants(clf, X, y, max_depth=depth)
+
+
+_one = 1.0
+_next1 = float(np.nextafter(_one, 2.0))
+_next2 = float(np.nextafter(_next1, 2.0))
+EXTREME_POOL = [-1.7e308, -1e308, -1.0, -0.0, 0.0, 5e-324, 1e-300, _one, _next1, _next2,
+                1e308, 1.7976931348623157e308]
+
+
+# scikit-learn's finiteness check sums X, which may overflow for these values
+@pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+@settings(max_examples=120, **SETTINGS)
+@given(instances(max_n=10, max_features=2, max_classes=3, pool=EXTREME_POOL),
+       st.integers(0, 3))
+def test_extreme_float_values(inst, depth):
+    """Huge magnitudes (midpoint must not overflow to inf), adjacent doubles
+    (midpoint rounds onto a data value), -0.0 == 0.0 and subnormals."""
+    X, y = inst
+    _describe(X, y, max_depth=depth)
+    expected = brute_force_objective(X, y, depth)
+    clf = fit(X, y, max_depth=depth)
+    assert clf.train_error_ == recompute_error(clf.tree_, X, y)
+    assert clf.objective_ == expected
+    assert np.all(np.isfinite(np.asarray(clf.tree_.threshold)[np.asarray(clf.tree_.feature) >= 0]))
+    check_tree_invariants(clf, X, y, max_depth=depth)
+
+
+@pytest.mark.parametrize("a, b", [
+    (1e308, 1.7e308),                 # a + b overflows
+    (-1.7e308, -1e308),
+    (1.0, float(np.nextafter(1.0, 2.0))),  # adjacent doubles
+    (0.0, 5e-324),                    # zero and the smallest subnormal
+    (-5e-324, 0.0),
+])
+def test_two_point_split_at_float_edges(a, b):
+    X = np.array([[a], [b], [a], [b]])
+    y = np.array([0, 1, 0, 1])
+    clf = fit(X, y, max_depth=1)
+    assert clf.train_error_ == 0
+    assert recompute_error(clf.tree_, X, y) == 0
+    assert list(clf.predict(X)) == [0, 1, 0, 1]
+    t = float(clf.tree_.threshold[0])
+    assert a <= t < b
+
+
+def test_negative_zero_equals_zero():
+    # -0.0 and 0.0 are the same value: no split can separate them
+    X = np.array([[-0.0], [0.0], [-0.0], [0.0]])
+    y = np.array([0, 1, 0, 1])
+    clf = fit(X, y, max_depth=2)
+    assert clf.train_error_ == 2
+    assert recompute_error(clf.tree_, X, y) == 2
+
+
+@settings(max_examples=40, **SETTINGS)
+@given(instances(min_n=25, max_n=90, max_features=4, max_classes=4),
+       st.sampled_from([1e-6, 1e-4, 1e-3, 0.01]), st.sampled_from([0.0, 0.02]))
+def test_time_limit_keeps_bounds_valid(inst, limit, cost):
+    """Whether or not the limit bites, the bounds must bracket the optimum
+    found by an unlimited run, and the reported objective must be the
+    returned tree's."""
+    X, y = inst
+    n = len(y)
+    _describe(X, y, max_depth=3, time_limit=limit, complexity_cost=cost)
+    full = fit(X, y, max_depth=3, complexity_cost=cost)
+    assert full.is_optimal_
+    opt = full.objective_
+    clf = fit(X, y, max_depth=3, time_limit=limit, complexity_cost=cost)
+    assert clf.lower_bound_ <= opt + EPS
+    assert clf.objective_ >= opt - EPS
+    assert clf.objective_ == pytest.approx(
+        recompute_objective(clf.tree_, X, y, cost * n), abs=EPS)
+    if clf.is_optimal_:
+        assert clf.objective_ == pytest.approx(opt, abs=EPS)
+    check_tree_invariants(clf, X, y, max_depth=3)

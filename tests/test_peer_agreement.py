@@ -117,6 +117,48 @@ def test_max_gap_on_real_data(name, gap):
     assert clf.train_error_ == recompute_error(clf.tree_, X, y)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("name, gap", [("segment", 0.01), ("page", 0.005), ("raisin", 0.02)])
+def test_max_gap_depth3_on_real_data(name, gap):
+    X, y = load(name)
+    opt = PEER[f"{name}:3"]
+    clf = OptimalTreeClassifier(max_depth=3, max_gap=gap).fit(X, y)
+    assert opt <= clf.objective_ <= opt + gap * len(y) + 1e-9
+    assert clf.lower_bound_ <= opt + 1e-9
+    assert clf.objective_ - clf.lower_bound_ <= gap * len(y) + 1e-9
+    assert clf.train_error_ == recompute_error(clf.tree_, X, y)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["segment", "page"])
+def test_max_gap_does_not_increase_search_work(name):
+    """Allowing a gap can only add pruning; it should never make the search
+    explore more subproblems than the exact search (deterministic count from
+    stats_, not wall time)."""
+    X, y = load(name)
+    exact = OptimalTreeClassifier(max_depth=3).fit(X, y)
+    gapped = OptimalTreeClassifier(max_depth=3, max_gap=0.05).fit(X, y)
+    assert gapped.stats_["subproblems"] <= exact.stats_["subproblems"], (
+        f"max_gap=0.05 explored {gapped.stats_['subproblems']} subproblems "
+        f"({gapped.fit_time_:.2f}s), exact search {exact.stats_['subproblems']} "
+        f"({exact.fit_time_:.2f}s)")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("memory_limit", [1, 8])
+def test_small_memory_limit_keeps_results_valid(memory_limit):
+    """A tight memory limit may cost speed or optimality proofs, never
+    correctness of the reported numbers."""
+    X, y = load("raisin")
+    opt = PEER["raisin:3"]
+    clf = OptimalTreeClassifier(max_depth=3, memory_limit=memory_limit, time_limit=60).fit(X, y)
+    assert clf.lower_bound_ <= opt + 1e-9
+    assert clf.objective_ >= opt
+    assert clf.train_error_ == recompute_error(clf.tree_, X, y)
+    if clf.is_optimal_:
+        assert clf.objective_ == opt
+
+
 @pytest.mark.parametrize("name, cost", [("bank", 0.01), ("segment", 0.005), ("wilt", 0.002)])
 def test_complexity_cost_on_real_data(name, cost):
     """Objective with a complexity cost is bounded by trees we know: the

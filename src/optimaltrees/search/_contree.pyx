@@ -18,7 +18,7 @@ that cut the search never masquerades as a score.
 
 from libc.stdint cimport int32_t, uint8_t, uint64_t
 from libc.string cimport memset
-from libc.math cimport floor, INFINITY
+from libc.math cimport ceil, floor, INFINITY
 from libcpp.vector cimport vector
 from libcpp.unordered_map cimport unordered_map
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
@@ -92,6 +92,7 @@ cdef class Engine:
     cdef vector[vector[Interval]] queues
     cdef vector[vector[int32_t]] feature_orders   # per level: features by best Gini split
     cdef vector[double] gini_scores
+    cdef vector[vector[int32_t]] gini_positions   # per level: best Gini split (left size) per feature
     cdef vector[uint8_t] flag
     cdef vector[uint64_t] rnd1, rnd2
     cdef uint64_t depth_mix[64]
@@ -146,6 +147,9 @@ cdef class Engine:
         for lvl in range(levels):
             self.feature_orders[lvl].resize(self.p)
         self.gini_scores.resize(self.p)
+        self.gini_positions.resize(levels)
+        for lvl in range(levels):
+            self.gini_positions[lvl].resize(self.p)
         self.flag.resize(self.n)
         rng = np.random.default_rng(seed)
         r = rng.integers(0, 2**63 - 1, size=(2, self.n + 64), dtype=np.int64)
@@ -267,15 +271,17 @@ cdef class Engine:
         cdef int32_t* cc = &self.cl[0]         # [side * K + class]: counts passed so far
         cdef uint8_t* flag = &self.flag[0]
         cdef Elem* arr = data + <size_t>f1 * nn
-        cdef int k, c, f2, s, suf, cnt_s, best_c
+        cdef int k, c, f2, s, suf, cnt_s, best_c, err
         cdef int ntot[2]
         cdef int cnt[2]
         cdef int mx[2]
         cdef int prev[2]
         cdef int skip[2]
+        cdef int target[2]      # a split must make fewer errors than this to win
+        cdef int ones[2]
+        cdef int one, rest
         cdef int start_skip = ml if ml > 1 else 1
-        cdef bint done[2]
-        cdef double err, cost = self.cost
+        cdef double cost = self.cost, leaf
         cdef Split1* out[2]
         cdef Elem e
         cdef int32_t* fqs
@@ -294,12 +300,15 @@ cdef class Engine:
         ntot[1] = pos
         ntot[0] = nn - pos
         for s in range(2):
-            out[s].val = self._leaf_error(fq + s * K, ntot[s])
+            leaf = self._leaf_error(fq + s * K, ntot[s])
+            out[s].val = leaf
             out[s].feature = -1
-            # a split costs `cost` on top of its errors, so a leaf this good is final
-            done[s] = out[s].val <= cost + EPS or ntot[s] < 2 * ml
+            # errors + cost < leaf  <=>  errors < ceil(leaf - cost): integers from here on
+            target[s] = <int>ceil(leaf - cost - EPS)
+            if ntot[s] < 2 * ml:
+                target[s] = 0
         for f2 in range(self.p):
-            if done[0] and done[1]:
+            if target[0] <= 0 and target[1] <= 0:
                 break
             arr = data + <size_t>f2 * nn
             memset(cc, 0, 2 * K * sizeof(int32_t))
@@ -307,7 +316,26 @@ cdef class Engine:
                 cnt[s] = 0
                 mx[s] = 0
                 prev[s] = -1
-                skip[s] = 0x7fffffff if done[s] else start_skip
+                skip[s] = 0x7fffffff if target[s] <= 0 else start_skip
+            if K == 2:
+                # two classes: one running count of label 1 per side replaces the
+                # class table, and leaf errors are a min of two numbers
+                ones[0] = 0
+                ones[1] = 0
+                for k in range(nn):
+                    e = arr[k]
+                    s = flag[e.id]
+                    cnt_s = cnt[s]
+                    if cnt_s >= skip[s] and e.rank != prev[s] and ntot[s] - cnt_s >= ml:
+                        one = ones[s]
+                        rest = fq[2 * s + 1] - one
+                        err = (one if one < cnt_s - one else cnt_s - one) + \
+                              (rest if rest < ntot[s] - cnt_s - rest else ntot[s] - cnt_s - rest)
+                        _offer(err, cnt_s, f2, prev[s], e.rank, &target[s], &skip[s], out[s])
+                    prev[s] = e.rank
+                    ones[s] += e.label
+                    cnt[s] = cnt_s + 1
+                continue
             for k in range(nn):
                 e = arr[k]
                 s = flag[e.id]
@@ -319,30 +347,24 @@ cdef class Engine:
                     for c in range(K):
                         if fqs[c] - ccs[c] > suf:
                             suf = fqs[c] - ccs[c]
-                    err = (cnt_s - mx[s]) + (ntot[s] - cnt_s - suf) + cost
-                    if err < out[s].val - EPS:
-                        out[s].val = err
-                        out[s].feature = f2
-                        out[s].lo = prev[s]
-                        out[s].hi = e.rank
-                        skip[s] = cnt_s + 1
-                        if err <= cost + EPS:
-                            done[s] = True
-                            skip[s] = 0x7fffffff
-                    else:
-                        # each further instance changes the error by at most one
-                        skip[s] = cnt_s + <int>floor(err - out[s].val + EPS) + 1
+                    err = (cnt_s - mx[s]) + (ntot[s] - cnt_s - suf)
+                    _offer(err, cnt_s, f2, prev[s], e.rank, &target[s], &skip[s], out[s])
                 prev[s] = e.rank
                 c = s * K + e.label
                 cc[c] += 1
                 best_c = cc[c]
                 mx[s] = best_c if best_c > mx[s] else mx[s]
                 cnt[s] = cnt_s + 1
+        for s in range(2):
+            if out[s].feature >= 0:
+                out[s].val = target[s] + cost
 
-    cdef void _order_features(self, Elem* data, int nn, int32_t* counts, int32_t* order) noexcept nogil:
+    cdef void _order_features(self, int level, Elem* data, int nn, int32_t* counts, int32_t* order) noexcept nogil:
         """Features sorted by the weighted Gini impurity of their best single
-        split, so that good incumbents (and hence tight bounds) come early."""
-        cdef int K = self.K, f, k, c, a, b
+        split, so that good incumbents (and hence tight bounds) come early.
+        The best Gini position of each feature is kept: Branch evaluates it first."""
+        cdef int K = self.K, f, k, c, a, b, best_pos
+        cdef int32_t* gpos = &self.gini_positions[level][0]
         cdef int32_t* cc = &self.cl[0]
         cdef double* score = &self.gini_scores[0]
         cdef double best, sl, sr, g, key
@@ -351,6 +373,7 @@ cdef class Engine:
             arr = data + <size_t>f * nn
             memset(cc, 0, K * sizeof(int32_t))
             best = INFINITY
+            best_pos = -1
             for k in range(nn):
                 if k > 0 and arr[k].rank != arr[k - 1].rank:
                     sl = 0.0
@@ -361,8 +384,10 @@ cdef class Engine:
                     g = (k - sl / k) + ((nn - k) - sr / (nn - k))
                     if g < best:
                         best = g
+                        best_pos = k
                 cc[arr[k].label] += 1
             score[f] = best
+            gpos[f] = best_pos
         # insertion sort: p is small and this keeps ties in feature order
         for f in range(self.p):
             order[f] = f
@@ -478,7 +503,7 @@ cdef class Engine:
         node_lb = best_val   # min over the lower bounds of every alternative
         cdef int32_t* order = &self.feature_orders[level][0]
         cdef int fi
-        self._order_features(data, nn, counts, order)
+        self._order_features(level, data, nn, counts, order)
         for fi in range(self.p):
             f = order[fi]
             if best_val <= known_lb + gap_here + EPS:
@@ -541,6 +566,9 @@ cdef class Engine:
         iv.v_right = 0.0
         iv.v_total = 0.0
         Q.push_back(iv)
+        # search order: the best Gini threshold first (a greedy-quality incumbent
+        # at once), then midpoints of what the bounds leave
+        cdef int first_w = _first_at_least(P, 0, m - 1, self.gini_positions[level][f])
         while head < Q.size():
             iv = Q[0][head]
             head += 1
@@ -582,6 +610,10 @@ cdef class Engine:
             if i > j:
                 continue
             w = (i + j) // 2
+            if first_w >= 0:
+                if i <= first_w <= j:
+                    w = first_w
+                first_w = -1
             pos = P[w]
             have_val = False
             rb.tree = -1
@@ -704,6 +736,20 @@ cdef class Engine:
 
 cdef inline Entry cyderef_entry(unordered_map[uint64_t, Entry].iterator it) noexcept nogil:
     return cython_deref(it).second
+
+
+cdef inline void _offer(int err, int cnt_s, int feature, int lo, int hi, int* target,
+                        int* skip, Split1* out) noexcept nogil:
+    """Record a D2Split candidate of one child, or skip the positions it rules out."""
+    if err < target[0]:
+        target[0] = err
+        out.feature = feature
+        out.lo = lo
+        out.hi = hi
+        skip[0] = 0x7fffffff if err == 0 else cnt_s + 1
+    else:
+        # each further instance of this child changes the error by at most one
+        skip[0] = cnt_s + (err - target[0]) + 1
 
 
 cdef inline int _first_at_least(int32_t* P, int i, int j, int32_t target) noexcept nogil:
