@@ -1,10 +1,18 @@
 """Checks of a fitted OptimalTreeClassifier against its training data that
 are computed independently of the package (tree arrays are walked by the
 oracle module, never through the package's predict/apply)."""
+import os
+
 import numpy as np
 import pytest
 
 from oracle import route, tree_depth
+
+
+def n_examples(k):
+    """Hypothesis example budget ``k`` scaled by the environment variable
+    ``OPTIMALTREES_TEST_SCALE`` (e.g. 20 for a long bug hunt)."""
+    return max(1, int(k * float(os.environ.get("OPTIMALTREES_TEST_SCALE", "1"))))
 
 
 def tree_max_depth_attr(tree):

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, note, settings, strategies as st
 
-from helpers import check_tree_invariants
+from helpers import check_tree_invariants, n_examples
 from oracle import (
     brute_force_objective,
     depth2_objective,
@@ -71,7 +71,7 @@ def _describe(X, y, **params):
     note(f"params = {params!r}")
 
 
-@settings(max_examples=250, **SETTINGS)
+@settings(max_examples=n_examples(250), **SETTINGS)
 @given(instances(), st.integers(0, 3))
 def test_exact_no_cost(inst, depth):
     X, y = inst
@@ -88,7 +88,7 @@ def test_exact_no_cost(inst, depth):
     check_tree_invariants(clf, X, y, max_depth=depth)
 
 
-@settings(max_examples=150, **SETTINGS)
+@settings(max_examples=n_examples(150), **SETTINGS)
 @given(instances(), st.integers(0, 3), st.sampled_from([0.05, 0.2]))
 def test_exact_with_complexity_cost(inst, depth, cost):
     X, y = inst
@@ -108,7 +108,7 @@ def test_exact_with_complexity_cost(inst, depth, cost):
     check_tree_invariants(clf, X, y, max_depth=depth)
 
 
-@settings(max_examples=150, **SETTINGS)
+@settings(max_examples=n_examples(150), **SETTINGS)
 @given(instances(), st.integers(0, 3), st.sampled_from([0.05, 0.1, 0.25, 0.5]),
        st.sampled_from([0.0, 0.0, 0.05]))
 def test_max_gap_bounds(inst, depth, gap, cost):
@@ -128,7 +128,7 @@ def test_max_gap_bounds(inst, depth, gap, cost):
     check_tree_invariants(clf, X, y, max_depth=depth)
 
 
-@settings(max_examples=150, **SETTINGS)
+@settings(max_examples=n_examples(150), **SETTINGS)
 @given(instances(), st.integers(0, 3), st.sampled_from([1, 2, 3]))
 def test_min_samples_leaf(inst, depth, msl):
     X, y = inst
@@ -147,7 +147,7 @@ def test_min_samples_leaf(inst, depth, msl):
     check_tree_invariants(clf, X, y, max_depth=depth)
 
 
-@settings(max_examples=120, **SETTINGS)
+@settings(max_examples=n_examples(120), **SETTINGS)
 @given(instances(max_classes=4), st.integers(0, 3), st.sampled_from([0.0, 0.05, 0.2]),
        st.sampled_from([1, 2, 3]), st.sampled_from([0.0, 0.0, 0.1]))
 def test_all_parameters_combined(inst, depth, cost, msl, gap):
@@ -170,7 +170,7 @@ def test_all_parameters_combined(inst, depth, cost, msl, gap):
     check_tree_invariants(clf, X, y, max_depth=depth)
 
 
-@settings(max_examples=40, **SETTINGS)
+@settings(max_examples=n_examples(40), **SETTINGS)
 @given(instances(max_n=12), st.integers(0, 3))
 def test_refit_is_deterministic_and_order_invariant(inst, depth):
     """Same data twice -> same objective; permuting rows/columns and
@@ -222,7 +222,7 @@ def test_complexity_cost_prefers_a_leaf_when_splits_are_expensive():
 # Beyond the tiny instances: more rows, deeper trees, extreme float values
 # ---------------------------------------------------------------------------
 
-@settings(max_examples=60, **SETTINGS)
+@settings(max_examples=n_examples(60), **SETTINGS)
 @given(instances(min_n=13, max_n=24, max_classes=4))
 def test_medium_instances_depth3(inst):
     X, y = inst
@@ -235,7 +235,7 @@ def test_medium_instances_depth3(inst):
     check_tree_invariants(clf, X, y, max_depth=3)
 
 
-@settings(max_examples=60, **SETTINGS)
+@settings(max_examples=n_examples(60), **SETTINGS)
 @given(instances(min_n=25, max_n=90, max_features=4, max_classes=5))
 def test_larger_instances_depth2(inst):
     X, y = inst
@@ -248,7 +248,7 @@ def test_larger_instances_depth2(inst):
     check_tree_invariants(clf, X, y, max_depth=2)
 
 
-@settings(max_examples=60, **SETTINGS)
+@settings(max_examples=n_examples(60), **SETTINGS)
 @given(instances(max_n=10, max_features=2, max_classes=5), st.integers(4, 6),
        st.sampled_from([0.0, 0.05]), st.sampled_from([1, 2]))
 def test_deeper_trees(inst, depth, cost, msl):
@@ -275,7 +275,7 @@ EXTREME_POOL = [-1.7e308, -1e308, -1.0, -0.0, 0.0, 5e-324, 1e-300, _one, _next1,
 # scikit-learn's finiteness check sums X, which may overflow for these values
 @pytest.mark.filterwarnings("ignore:invalid value encountered:RuntimeWarning")
 @pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
-@settings(max_examples=120, **SETTINGS)
+@settings(max_examples=n_examples(120), **SETTINGS)
 @given(instances(max_n=10, max_features=2, max_classes=3, pool=EXTREME_POOL),
        st.integers(0, 3))
 def test_extreme_float_values(inst, depth):
@@ -318,7 +318,7 @@ def test_negative_zero_equals_zero():
     assert recompute_error(clf.tree_, X, y) == 2
 
 
-@settings(max_examples=40, **SETTINGS)
+@settings(max_examples=n_examples(40), **SETTINGS)
 @given(instances(min_n=25, max_n=90, max_features=4, max_classes=4),
        st.sampled_from([1e-6, 1e-4, 1e-3, 0.01]), st.sampled_from([0.0, 0.02]))
 def test_time_limit_keeps_bounds_valid(inst, limit, cost):

@@ -2,11 +2,13 @@
 from __future__ import annotations
 
 import numbers
+import time
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
+
+from optimaltrees.data.validation import check_class_labels, check_fit_data, check_predict_data
 
 from optimaltrees.model.export import export_text
 from optimaltrees.model.tree import Tree
@@ -56,7 +58,7 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
     lower_bound_ : float    proven lower bound on the optimal objective
     is_optimal_ : bool      objective_ is proven optimal
     timed_out_ : bool
-    fit_time_ : float       seconds spent in ``fit``
+    fit_time_ : float       seconds spent in ``fit`` (validation, encoding, search, export)
     stats_ : dict           subproblems, d2_calls, cache_hits, cache_entries
     """
 
@@ -99,11 +101,15 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
     # -- fitting ---------------------------------------------------------------
     def fit(self, X, y) -> "OptimalTreeClassifier":
         """Search for the optimal tree on (X, y); X numeric, y any sortable labels."""
+        start = time.perf_counter()
         self._check_params()
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_all_finite=True,
-                             y_numeric=False, multi_output=False)
-        check_classification_targets(y)
-        self.classes_, y_index = np.unique(y, return_inverse=True)
+        X, y = check_fit_data(self, X, y)
+        check_class_labels(y)
+        try:
+            self.classes_, y_index = np.unique(y, return_inverse=True)
+        except TypeError as exc:
+            raise TypeError(f"class labels must be mutually comparable (sortable): {exc}") from None
+        y_index = y_index.reshape(-1)
         self.n_classes_ = len(self.classes_)
         n = X.shape[0]
         node_cost = float(self.complexity_cost) * n
@@ -136,14 +142,14 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         self.timed_out_ = result.timed_out
         self.is_optimal_ = (not result.timed_out) and objective - self.lower_bound_ <= 1e-9 * max(1.0, objective)
         self.gap_ = objective - self.lower_bound_
-        self.fit_time_ = result.seconds
+        self.fit_time_ = time.perf_counter() - start
         self.stats_ = result.stats
         return self
 
     # -- prediction ------------------------------------------------------------
     def _validated(self, X) -> np.ndarray:
         check_is_fitted(self, "tree_")
-        return validate_data(self, X, dtype=np.float64, ensure_all_finite=True, reset=False)
+        return check_predict_data(self, X)
 
     def predict(self, X) -> np.ndarray:
         """Majority training class of the leaf each row falls into."""

@@ -1,0 +1,88 @@
+"""Input checks for the estimators: clear errors that name the problem.
+
+Plain numpy arrays take a fast path (scikit-learn's generic validation spends
+milliseconds per call probing for dataframe libraries, which dominates small
+fits); everything else - DataFrames, lists, sparse input - goes through
+scikit-learn's ``validate_data`` so feature names and messages stay standard.
+"""
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils.validation import validate_data
+
+
+def _fast_matrix(X: np.ndarray, estimator_name: str) -> np.ndarray:
+    if X.dtype.kind not in "biuf":
+        raise ValueError(
+            f"{estimator_name} needs numeric features; X has dtype {X.dtype}. "
+            "Encode categorical columns as numbers first."
+        )
+    if X.ndim != 2:
+        raise ValueError(
+            f"Expected 2D array, got {X.ndim}D array instead. Reshape your data either using "
+            "array.reshape(-1, 1) if your data has a single feature or array.reshape(1, -1) "
+            "if it contains a single sample."
+        )
+    if X.shape[0] == 0:
+        raise ValueError(f"Found array with 0 sample(s) (shape={X.shape}) while a minimum of 1 is required.")
+    if X.shape[1] == 0:
+        raise ValueError(f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is required.")
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    if not np.isfinite(X).all():
+        if np.isnan(X).any():
+            raise ValueError(f"Input X contains NaN. {estimator_name} does not accept missing values.")
+        raise ValueError("Input X contains infinity or a value too large for dtype('float64').")
+    return X
+
+
+def check_fit_data(estimator, X, y) -> tuple[np.ndarray, np.ndarray]:
+    """Validated (X as float64 (n, p), y as 1-D) for ``fit``; sets ``n_features_in_``."""
+    name = type(estimator).__name__
+    if type(X) is np.ndarray and type(y) is np.ndarray:
+        X = _fast_matrix(X, name)
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y.ravel()
+        if y.ndim != 1:
+            raise ValueError(f"y should be a 1d array, got an array of shape {y.shape} instead.")
+        if y.shape[0] != X.shape[0]:
+            raise ValueError(
+                "Found input variables with inconsistent numbers of samples: "
+                f"[{X.shape[0]}, {y.shape[0]}]"
+            )
+        if y.dtype.kind == "f" and not np.isfinite(y).all():
+            raise ValueError("Input y contains NaN or infinity.")
+        estimator.n_features_in_ = X.shape[1]
+        if hasattr(estimator, "feature_names_in_"):
+            del estimator.feature_names_in_
+        return X, y
+    return validate_data(estimator, X, y, dtype=np.float64, ensure_all_finite=True,
+                         y_numeric=False, multi_output=False)
+
+
+def check_predict_data(estimator, X) -> np.ndarray:
+    """Validated X for prediction: same width as in ``fit``."""
+    if type(X) is np.ndarray and not hasattr(estimator, "feature_names_in_"):
+        X = _fast_matrix(X, type(estimator).__name__)
+        if X.shape[1] != estimator.n_features_in_:
+            raise ValueError(
+                f"X has {X.shape[1]} features, but {type(estimator).__name__} is expecting "
+                f"{estimator.n_features_in_} features as input."
+            )
+        return X
+    return validate_data(estimator, X, dtype=np.float64, ensure_all_finite=True, reset=False)
+
+
+def check_class_labels(y: np.ndarray) -> None:
+    """Reject regression targets, as scikit-learn's ``check_classification_targets`` does."""
+    if type(y) is np.ndarray and y.ndim == 1 and y.dtype.kind in "biuUS":
+        return
+    if type(y) is np.ndarray and y.ndim == 1 and y.dtype.kind == "f":
+        if np.all(y == np.round(y)):
+            return
+        raise ValueError(
+            "Unknown label type: continuous. Classification needs discrete labels; "
+            "y has non-integer float values."
+        )
+    from sklearn.utils.multiclass import check_classification_targets
+
+    check_classification_targets(y)
