@@ -230,7 +230,7 @@ def recompute_objective(tree, X, y, cost_per_node=0.0):
 # Exhaustive depth <= 2 optimum for larger data (vectorised numpy)
 # ---------------------------------------------------------------------------
 
-def _stump_error(onehot_sorted, values_sorted, mask_sorted_list):
+def _stump_error(onehot_sorted, values_sorted, mask_sorted_list, min_samples_leaf=1):
     """Best error of a leaf or a single split for the row subsets given as
     boolean masks in each feature's sorted order."""
     best = None
@@ -239,20 +239,24 @@ def _stump_error(onehot_sorted, values_sorted, mask_sorted_list):
         v = vals[mask]
         total = counts.sum(axis=0)
         size = counts.shape[0]
+        if size < min_samples_leaf:
+            return INFEASIBLE
         leaf = size - total.max() if size else 0
         if best is None:
             best = leaf
-        if size < 2:
+        if size < 2 * min_samples_leaf:
             continue
         cum = np.cumsum(counts, axis=0)[:-1]  # left counts after i+1 rows
         ok = v[1:] != v[:-1]                  # cut only between distinct values
+        n_left_all = np.arange(1, size)
+        ok &= (n_left_all >= min_samples_leaf) & (size - n_left_all >= min_samples_leaf)
         if not ok.any():
             continue
         cum = cum[ok]
         n_left = cum.sum(axis=1)
         err = (n_left - cum.max(axis=1)) + ((size - n_left) - (total - cum).max(axis=1))
         best = min(best, int(err.min()))
-    return int(best)
+    return best
 
 
 def _sorted_views(X, y):
@@ -264,32 +268,37 @@ def _sorted_views(X, y):
     return orders, onehot_sorted, values_sorted
 
 
-def depth1_objective(X, y):
+def depth1_objective(X, y, min_samples_leaf=1):
     """Optimal number of training errors over trees of depth <= 1."""
     X, y = _as_arrays(X, y)
     _, onehot_sorted, values_sorted = _sorted_views(X, y)
     all_rows = np.ones(X.shape[0], dtype=bool)
-    return _stump_error(onehot_sorted, values_sorted, [all_rows] * X.shape[1])
+    return _stump_error(onehot_sorted, values_sorted, [all_rows] * X.shape[1],
+                        min_samples_leaf)
 
 
-def depth2_objective(X, y):
+def depth2_objective(X, y, min_samples_leaf=1):
     """Optimal number of training errors over trees of depth <= 2 (no
-    complexity cost, min_samples_leaf = 1), by exhaustive enumeration of the
+    complexity cost) whose leaves hold >= min_samples_leaf rows, by
+    exhaustive enumeration of the
     root split and an exact best-stump computation on each side.
     O(n^2 * p^2); fine for a few thousand rows and a handful of features."""
     X, y = _as_arrays(X, y)
     n, p = X.shape
     orders, onehot_sorted, values_sorted = _sorted_views(X, y)
     all_rows = np.ones(n, dtype=bool)
-    best = _stump_error(onehot_sorted, values_sorted, [all_rows] * p)
+    msl = min_samples_leaf
+    best = _stump_error(onehot_sorted, values_sorted, [all_rows] * p, msl)
     for f in range(p):
         vals = values_sorted[f]
         for i in np.flatnonzero(vals[1:] != vals[:-1]):
             left = X[:, f] <= vals[i]
             right = ~left
-            e = _stump_error(onehot_sorted, values_sorted, [left[o] for o in orders])
+            if left.sum() < msl or right.sum() < msl:
+                continue
+            e = _stump_error(onehot_sorted, values_sorted, [left[o] for o in orders], msl)
             if e >= best:
                 continue
-            e += _stump_error(onehot_sorted, values_sorted, [right[o] for o in orders])
+            e += _stump_error(onehot_sorted, values_sorted, [right[o] for o in orders], msl)
             best = min(best, e)
-    return int(best)
+    return best

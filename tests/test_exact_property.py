@@ -309,6 +309,14 @@ def test_two_point_split_at_float_edges(a, b):
     assert a <= t < b
 
 
+def test_midpoint_when_the_difference_overflows():
+    # hi - lo overflows to inf, yet the midpoint (-3.5e307) is representable
+    a, b = -1.7e308, 1e308
+    clf = fit(np.array([[a], [b]]), np.array([0, 1]), max_depth=1)
+    assert clf.train_error_ == 0
+    assert float(clf.tree_.threshold[0]) == pytest.approx(a / 2 + b / 2, rel=1e-12)
+
+
 def test_negative_zero_equals_zero():
     # -0.0 and 0.0 are the same value: no split can separate them
     X = np.array([[-0.0], [0.0], [-0.0], [0.0]])

@@ -255,9 +255,11 @@ def test_invariances(inst, rnd):
     assert [brute_force_objective(X2, y2, d) for d in range(4)] == base
 
 
-@settings(max_examples=150, deadline=None)
-@given(tiny_instances(max_n=12, max_features=3))
-def test_vectorised_depth1_and_depth2_match_brute_force(inst):
+@settings(max_examples=200, deadline=None)
+@given(tiny_instances(max_n=12, max_features=3), st.integers(1, 4))
+def test_vectorised_depth1_and_depth2_match_brute_force(inst, msl):
     X, y = inst
     assert depth1_objective(X, y) == brute_force_objective(X, y, 1)
     assert depth2_objective(X, y) == brute_force_objective(X, y, 2)
+    assert depth1_objective(X, y, msl) == brute_force_objective(X, y, 1, min_samples_leaf=msl)
+    assert depth2_objective(X, y, msl) == brute_force_objective(X, y, 2, min_samples_leaf=msl)

@@ -107,6 +107,21 @@ def test_min_samples_leaf_on_real_data(name, msl):
     assert free.objective_ == PEER[f"{name}:2"]
 
 
+@pytest.mark.parametrize("name", ["bank", "wilt", "raisin", "page"])
+@pytest.mark.parametrize("msl", [2, 7, 40])
+def test_min_samples_leaf_subsample_against_exhaustive(name, msl):
+    """Exact depth-2 optimum with a leaf-size constraint on 160 real rows,
+    against the independent exhaustive enumeration."""
+    X, y = load(name)
+    rows = np.random.default_rng(0).choice(len(y), size=160, replace=False)
+    X, y = X[rows], y[rows]
+    expected = depth2_objective(X, y, min_samples_leaf=msl)
+    clf = OptimalTreeClassifier(max_depth=2, min_samples_leaf=msl).fit(X, y)
+    assert clf.objective_ == expected
+    assert clf.train_error_ == recompute_error(clf.tree_, X, y)
+    assert min(leaf_sizes(clf.tree_, X).values()) >= msl
+
+
 @pytest.mark.parametrize("name, gap", [("bank", 0.02), ("segment", 0.05), ("page", 0.01)])
 def test_max_gap_on_real_data(name, gap):
     X, y = load(name)

@@ -86,7 +86,7 @@ cdef class Engine:
     cdef bint prune                        # similarity-bound pruning is sound
     cdef vector[Elem] root
     cdef vector[int32_t] root_counts
-    cdef vector[vector[Elem]] buf_left, buf_right
+    cdef vector[vector[Elem]] children    # per level: left child's orders, then the right's
     cdef vector[vector[int32_t]] cnt_left, cnt_right
     cdef vector[vector[int32_t]] positions # candidate split positions per level
     cdef vector[vector[Interval]] queues
@@ -131,15 +131,15 @@ cdef class Engine:
         for i in range(self.n):
             self.root_counts[y[i]] += 1
         levels = max(max_depth, 1) + 1
-        self.buf_left.resize(levels)
-        self.buf_right.resize(levels)
+        self.children.resize(levels)
         self.cnt_left.resize(levels)
         self.cnt_right.resize(levels)
         self.positions.resize(levels)
         self.queues.resize(levels)
         for lvl in range(levels):
-            self.buf_left[lvl].resize(<size_t>self.n * self.p)
-            self.buf_right[lvl].resize(<size_t>self.n * self.p)
+            # only nodes with >= 3 levels left partition (depth-2 nodes use D2Split)
+            if lvl <= max_depth - 3:
+                self.children[lvl].resize(<size_t>self.n * self.p)
             self.cnt_left[lvl].resize(self.K)
             self.cnt_right[lvl].resize(self.K)
             self.positions[lvl].resize(self.n + 1)
@@ -408,8 +408,8 @@ cdef class Engine:
         level's child buffers; class counts and set hashes come from feature 0."""
         cdef uint8_t* flag = &self.flag[0]
         cdef Elem* arr = data + <size_t>f * nn
-        cdef Elem* dl = &self.buf_left[level][0]
-        cdef Elem* dr = &self.buf_right[level][0]
+        cdef Elem* dl = &self.children[level][0]
+        cdef Elem* dr = dl + <size_t>pos * self.p
         cdef int32_t* cntl = &self.cnt_left[level][0]
         cdef int32_t* cntr = &self.cnt_right[level][0]
         cdef int nl = pos, nr = nn - pos, k, g, a, b
@@ -640,12 +640,12 @@ cdef class Engine:
                 bound = ub[0] - gap_here - cost
                 # larger child first with the full bound, the other with what is left
                 if nl >= nr:
-                    ra = self._solve(level + 1, &self.buf_left[level][0], nl,
+                    ra = self._solve(level + 1, &self.children[level][0], nl,
                                      &self.cnt_left[level][0], depth - 1, bound, gap_child, hl1, hl2)
                     lb_l = ra.lb
                     bound_b = bound - ra.lb + eta
                     if bound_b > EPS:
-                        rb = self._solve(level + 1, &self.buf_right[level][0], nr,
+                        rb = self._solve(level + 1, &self.children[level][0] + <size_t>nl * self.p, nr,
                                          &self.cnt_right[level][0], depth - 1, bound_b, gap_child, hr1, hr2)
                         lb_r = rb.lb
                         have_val = True
@@ -657,12 +657,12 @@ cdef class Engine:
                     tree_r = rb.tree
                     val_w = ra.val + rb.val + cost
                 else:
-                    ra = self._solve(level + 1, &self.buf_right[level][0], nr,
+                    ra = self._solve(level + 1, &self.children[level][0] + <size_t>nl * self.p, nr,
                                      &self.cnt_right[level][0], depth - 1, bound, gap_child, hr1, hr2)
                     lb_r = ra.lb
                     bound_b = bound - ra.lb + eta
                     if bound_b > EPS:
-                        rb = self._solve(level + 1, &self.buf_left[level][0], nl,
+                        rb = self._solve(level + 1, &self.children[level][0], nl,
                                          &self.cnt_left[level][0], depth - 1, bound_b, gap_child, hl1, hl2)
                         lb_l = rb.lb
                         have_val = True
