@@ -5,6 +5,7 @@ import numbers
 import time
 
 import numpy as np
+from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted
 
@@ -48,6 +49,10 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
     memory_limit : float or None, default=None
         Megabytes for the cache of solved subproblems; once full, new results are
         no longer cached (the search stays exact, only slower).
+    n_jobs : int or None, default=None
+        Threads that split the root's features between them, pruning against
+        each other's best tree.  None means 1, -1 all cores (scikit-learn's
+        convention).  The result is the same optimum; memory grows per thread.
 
     Attributes
     ----------
@@ -71,6 +76,7 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         complexity_cost: float = 0.0,
         min_samples_leaf: int = 1,
         memory_limit: float | None = None,
+        n_jobs: int | None = None,
     ) -> None:
         self.max_depth = max_depth
         self.time_limit = time_limit
@@ -78,6 +84,7 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         self.complexity_cost = complexity_cost
         self.min_samples_leaf = min_samples_leaf
         self.memory_limit = memory_limit
+        self.n_jobs = n_jobs
 
     # -- parameters ------------------------------------------------------------
     def _check_params(self) -> None:
@@ -92,6 +99,9 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         _check_number("max_gap", self.max_gap, low=0.0, high=1.0)
         _check_number("complexity_cost", self.complexity_cost, low=0.0, high=1.0)
         _check_number("memory_limit", self.memory_limit, allow_none=True, positive=True)
+        j = self.n_jobs
+        if j is not None and (isinstance(j, (bool, np.bool_)) or not isinstance(j, numbers.Integral) or j == 0):
+            raise ValueError(f"n_jobs must be None, a positive integer or a negative one (-1 = all cores), got {j!r}")
         m = self.min_samples_leaf
         if isinstance(m, (bool, np.bool_)) or not isinstance(m, numbers.Integral):
             raise TypeError(f"min_samples_leaf must be an integer, got {m!r}")
@@ -120,6 +130,7 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
             min_samples_leaf=int(self.min_samples_leaf),
             time_limit=self.time_limit,
             memory_limit_mb=self.memory_limit,
+            n_threads=effective_n_jobs(self.n_jobs),
         )
         tree = result.tree
         errors = tree.training_errors()

@@ -26,6 +26,43 @@ from cython.operator cimport dereference as cython_deref
 
 import numpy as np
 
+cdef extern from *:
+    """
+    #include <atomic>
+    #include <cmath>
+    // State shared by the engines that split the root's features between threads:
+    // the best objective any of them has found, and the next root feature to claim.
+    struct RootShare {
+        std::atomic<double> ub;
+        std::atomic<int> next_feature;
+        RootShare() : ub(INFINITY), next_feature(0) {}
+    };
+    static inline double share_ub(RootShare* s) { return s->ub.load(std::memory_order_relaxed); }
+    static inline void share_offer(RootShare* s, double v) {
+        double cur = s->ub.load(std::memory_order_relaxed);
+        while (v < cur && !s->ub.compare_exchange_weak(cur, v)) {}
+    }
+    static inline int share_claim(RootShare* s) { return s->next_feature.fetch_add(1); }
+    """
+    cppclass RootShare:
+        RootShare() except +
+    double share_ub(RootShare* s) noexcept nogil
+    void share_offer(RootShare* s, double v) noexcept nogil
+    int share_claim(RootShare* s) noexcept nogil
+
+
+cdef class SharedRoot:
+    """Lets several engines (one per thread) search disjoint root features of
+    the same problem while pruning against each other's best tree."""
+    cdef RootShare* share
+
+    def __cinit__(self):
+        self.share = new RootShare()
+
+    def __dealloc__(self):
+        del self.share
+
+
 cdef double EPS = 1e-9
 cdef int32_t LEAF = 0          # pool index of the shared leaf node
 
@@ -103,6 +140,8 @@ cdef class Engine:
     cdef double t_start, t_limit
     cdef bint aborted
     cdef public long long n_subproblems, n_d2, n_cache_hits
+    cdef SharedRoot shared_owner
+    cdef RootShare* shared                   # NULL when this engine searches alone
 
     def __init__(self, int32_t[:, ::1] order, int32_t[:, ::1] rank, int32_t[::1] y,
                  int n_classes, int max_depth, double cost=0.0, double gap=0.0,
@@ -173,6 +212,13 @@ cdef class Engine:
         self.n_subproblems = 0
         self.n_d2 = 0
         self.n_cache_hits = 0
+        self.shared_owner = None
+        self.shared = NULL
+
+    def share_root_with(self, SharedRoot shared):
+        """Claim root features from ``shared`` instead of searching them all."""
+        self.shared_owner = shared
+        self.shared = shared.share
 
     def solve(self, double time_limit=-1.0):
         """Run the search; returns (objective, lower_bound, root, timed_out)."""
@@ -502,11 +548,18 @@ cdef class Engine:
         ub = ub_in if ub_in < best_val else best_val
         node_lb = best_val   # min over the lower bounds of every alternative
         cdef int32_t* order = &self.feature_orders[level][0]
-        cdef int fi
+        cdef int fi = 0
+        cdef bint claiming = level == 0 and self.shared != NULL
         self._order_features(level, data, nn, counts, order)
-        for fi in range(self.p):
+        while True:
+            if claiming:
+                fi = share_claim(self.shared)
+                self._sync_root(level, &ub)
+            if fi >= self.p:
+                break
             f = order[fi]
-            if best_val <= known_lb + gap_here + EPS:
+            fi += 1
+            if ub <= known_lb + gap_here + EPS:
                 break
             if self._timed_out():
                 if self.cost < node_lb:
@@ -530,6 +583,14 @@ cdef class Engine:
             entry.tree = best_tree
             self.cache[key] = entry
         return res
+
+    cdef inline void _sync_root(self, int level, double* ub) noexcept nogil:
+        """At the root of a shared search, prune against every thread's best."""
+        cdef double other
+        if level == 0 and self.shared != NULL:
+            other = share_ub(self.shared)
+            if other < ub[0]:
+                ub[0] = other
 
     cdef void _branch(self, int level, Elem* data, int nn, int32_t* counts, int depth, int f,
                       double gap, double* ub, double* best_val, int32_t* best_tree,
@@ -586,6 +647,7 @@ cdef class Engine:
                 return
             i = iv.i
             j = iv.j
+            self._sync_root(level, ub)
             if self.prune:
                 # SP: every w in (u, v) has left >= left(u) and right >= right(v)
                 sp = iv.u_left + iv.v_right + cost
@@ -684,6 +746,8 @@ cdef class Engine:
                 best_tree[0] = self._new_node(f, arr[pos - 1].rank, arr[pos].rank, tree_l, tree_r)
                 if val_w < ub[0]:
                     ub[0] = val_w
+                if level == 0 and self.shared != NULL:
+                    share_offer(self.shared, val_w)
                 if val_w <= known_lb + gap_here + EPS:
                     return
             if not self.prune:

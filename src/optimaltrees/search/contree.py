@@ -1,6 +1,7 @@
 """Drive the compiled ConTree engine and turn its node pool into a :class:`Tree`."""
 from __future__ import annotations
 
+import threading
 import time
 from dataclasses import dataclass, field
 
@@ -8,7 +9,7 @@ import numpy as np
 
 from optimaltrees.data.encoding import EncodedFeatures, encode_features
 from optimaltrees.model.tree import Tree
-from optimaltrees.search._contree import Engine
+from optimaltrees.search._contree import Engine, SharedRoot
 
 
 @dataclass
@@ -34,30 +35,71 @@ def search_tree(
     min_samples_leaf: int = 1,
     time_limit: float | None = None,
     memory_limit_mb: float | None = None,
+    n_threads: int = 1,
 ) -> SearchResult:
     """Minimise errors + node_cost * branching nodes over trees of depth <= max_depth.
 
     ``X`` must be finite float64 (n, p) and ``y_index`` int labels in [0, n_classes).
     ``node_cost`` and ``max_gap`` are absolute (misclassification units).
+    With ``n_threads > 1`` one engine per thread claims root features from a
+    shared counter and prunes against the best tree of every thread; each
+    engine keeps its own buffers and cache, so memory grows with the threads.
     """
     start = time.perf_counter()
     enc = encode_features(X)
     y32 = np.ascontiguousarray(y_index, dtype=np.int32)
-    engine = Engine(
-        enc.order, enc.rank, y32, int(n_classes), int(max_depth),
-        float(node_cost), float(max_gap), int(min_samples_leaf),
-        -1.0 if memory_limit_mb is None else float(memory_limit_mb),
-    )
-    objective, lower_bound, root, timed_out = engine.solve(-1.0 if time_limit is None else float(time_limit))
-    tree = _tree_from_pool(engine.tree_arrays(), int(root), enc, X, y32, n_classes)
+    n_threads = max(1, min(int(n_threads), enc.n_features)) if max_depth >= 2 else 1
+    per_engine_mb = -1.0 if memory_limit_mb is None else float(memory_limit_mb) / n_threads
+    engines = [
+        Engine(enc.order, enc.rank, y32, int(n_classes), int(max_depth), float(node_cost),
+               float(max_gap), int(min_samples_leaf), per_engine_mb)
+        for _ in range(n_threads)
+    ]
+    limit = -1.0 if time_limit is None else float(time_limit)
+    if n_threads == 1:
+        outcomes = [engines[0].solve(limit)]
+    else:
+        outcomes = _solve_in_threads(engines, limit)
+    # every root feature was searched by exactly one engine: the global lower
+    # bound is the weakest of theirs, the answer the best of their trees
+    best = min(range(n_threads), key=lambda k: outcomes[k][0])
+    objective, _, root, _ = outcomes[best]
+    lower_bound = min(o[1] for o in outcomes)
+    timed_out = any(o[3] for o in outcomes)
+    tree = _tree_from_pool(engines[best].tree_arrays(), int(root), enc, X, y32, n_classes)
     stats = {
-        "subproblems": int(engine.n_subproblems),
-        "d2_calls": int(engine.n_d2),
-        "cache_hits": int(engine.n_cache_hits),
-        "cache_entries": int(engine.cache_entries),
+        "subproblems": sum(int(e.n_subproblems) for e in engines),
+        "d2_calls": sum(int(e.n_d2) for e in engines),
+        "cache_hits": sum(int(e.n_cache_hits) for e in engines),
+        "cache_entries": sum(int(e.cache_entries) for e in engines),
+        "threads": n_threads,
     }
     return SearchResult(tree, float(objective), float(lower_bound), bool(timed_out),
                         time.perf_counter() - start, stats)
+
+
+def _solve_in_threads(engines: list[Engine], time_limit: float) -> list[tuple]:
+    """Run the engines concurrently (``Engine.solve`` releases the GIL)."""
+    shared = SharedRoot()
+    for engine in engines:
+        engine.share_root_with(shared)
+    outcomes: list[tuple | None] = [None] * len(engines)
+    errors: list[BaseException] = []
+
+    def run(k: int) -> None:
+        try:
+            outcomes[k] = engines[k].solve(time_limit)
+        except BaseException as exc:  # re-raised in the caller's thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run, args=(k,), daemon=True) for k in range(len(engines))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise errors[0]
+    return outcomes  # type: ignore[return-value]
 
 
 def _tree_from_pool(pool: np.ndarray, root: int, enc: EncodedFeatures, X: np.ndarray,
