@@ -95,6 +95,45 @@ def test_list_input_accepted():
     assert list(clf.predict(X)) == y
 
 
+def test_object_dtype_array_of_numbers_accepted():
+    X, y = make_data(n=40, seed=17)
+    ref = OptimalTreeClassifier(max_depth=2).fit(X, y)
+    clf = OptimalTreeClassifier(max_depth=2).fit(X.astype(object), y)
+    assert clf.objective_ == ref.objective_
+    assert np.array_equal(clf.predict(X.astype(object)), ref.predict(X))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int32, np.int64, np.uint8, bool])
+def test_other_numeric_dtypes(dtype):
+    X, y = make_data(n=40, seed=18)
+    Xd = (X > 5) if dtype is bool else X.astype(dtype)
+    clf = OptimalTreeClassifier(max_depth=2).fit(Xd, y)
+    ref = OptimalTreeClassifier(max_depth=2).fit(np.asarray(Xd, dtype=np.float64), y)
+    assert clf.objective_ == ref.objective_
+    assert clf.train_error_ == recompute_error(clf.tree_, np.asarray(Xd, dtype=np.float64), y)
+
+
+def test_fortran_ordered_and_strided_X():
+    X, y = make_data(n=40, seed=19)
+    ref = OptimalTreeClassifier(max_depth=2).fit(X, y)
+    strided = np.repeat(X, 2, axis=1)[:, ::2]  # non-contiguous view equal to X
+    assert np.array_equal(strided, X)
+    for Xv in (np.asfortranarray(X), strided):
+        clf = OptimalTreeClassifier(max_depth=2).fit(Xv, y)
+        assert clf.objective_ == ref.objective_
+        assert np.array_equal(clf.predict(Xv), ref.predict(X))
+        assert np.array_equal(clf.apply(Xv), ref.apply(X))
+
+
+def test_column_vector_y_warns_and_is_raveled():
+    from sklearn.exceptions import DataConversionWarning
+    X, y = make_data(n=40, seed=20)
+    ref = OptimalTreeClassifier(max_depth=2).fit(X, y)
+    with pytest.warns(DataConversionWarning):
+        clf = OptimalTreeClassifier(max_depth=2).fit(X, y.reshape(-1, 1))
+    assert clf.objective_ == ref.objective_
+
+
 # ---------------------------------------------------------------------------
 # labels
 # ---------------------------------------------------------------------------

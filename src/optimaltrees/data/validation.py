@@ -11,12 +11,12 @@ import numpy as np
 from sklearn.utils.validation import validate_data
 
 
+def _plain_numeric(a) -> bool:
+    """True for the inputs the fast path handles: real-valued numpy arrays."""
+    return type(a) is np.ndarray and a.dtype.kind in "biuf"
+
+
 def _fast_matrix(X: np.ndarray, estimator_name: str) -> np.ndarray:
-    if X.dtype.kind not in "biuf":
-        raise ValueError(
-            f"{estimator_name} needs numeric features; X has dtype {X.dtype}. "
-            "Encode categorical columns as numbers first."
-        )
     if X.ndim != 2:
         raise ValueError(
             f"Expected 2D array, got {X.ndim}D array instead. Reshape your data either using "
@@ -38,12 +38,8 @@ def _fast_matrix(X: np.ndarray, estimator_name: str) -> np.ndarray:
 def check_fit_data(estimator, X, y) -> tuple[np.ndarray, np.ndarray]:
     """Validated (X as float64 (n, p), y as 1-D) for ``fit``; sets ``n_features_in_``."""
     name = type(estimator).__name__
-    if type(X) is np.ndarray and type(y) is np.ndarray:
+    if _plain_numeric(X) and type(y) is np.ndarray and y.ndim == 1:
         X = _fast_matrix(X, name)
-        if y.ndim == 2 and y.shape[1] == 1:
-            y = y.ravel()
-        if y.ndim != 1:
-            raise ValueError(f"y should be a 1d array, got an array of shape {y.shape} instead.")
         if y.shape[0] != X.shape[0]:
             raise ValueError(
                 "Found input variables with inconsistent numbers of samples: "
@@ -61,7 +57,7 @@ def check_fit_data(estimator, X, y) -> tuple[np.ndarray, np.ndarray]:
 
 def check_predict_data(estimator, X) -> np.ndarray:
     """Validated X for prediction: same width as in ``fit``."""
-    if type(X) is np.ndarray and not hasattr(estimator, "feature_names_in_"):
+    if _plain_numeric(X) and not hasattr(estimator, "feature_names_in_"):
         X = _fast_matrix(X, type(estimator).__name__)
         if X.shape[1] != estimator.n_features_in_:
             raise ValueError(

@@ -164,11 +164,13 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         """Majority training class of the leaf each row falls into."""
-        return self.classes_[self.tree_.predict(self._validated(X))]
+        X = self._validated(X)
+        return self.classes_[self.tree_.predict(X)]
 
     def predict_proba(self, X) -> np.ndarray:
         """Training class frequencies of each row's leaf, columns in ``classes_`` order."""
-        return self.tree_.predict_proba(self._validated(X))
+        X = self._validated(X)
+        return self.tree_.predict_proba(X)
 
     def predict_log_proba(self, X) -> np.ndarray:
         with np.errstate(divide="ignore"):
@@ -176,7 +178,8 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
 
     def apply(self, X) -> np.ndarray:
         """Index in ``tree_`` of the leaf each row falls into."""
-        return self.tree_.apply(self._validated(X))
+        X = self._validated(X)
+        return self.tree_.apply(X)
 
     def export_text(self, decimals: int = 4) -> str:
         """The fitted tree as indented text, in the training data's feature and class names."""
