@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from conftest import DATASETS_DIR, load_continuous
+from conftest import load_continuous
 from helpers import check_tree_invariants
 from oracle import depth1_objective, depth2_objective, leaf_sizes, recompute_error
 
