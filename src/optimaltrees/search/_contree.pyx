@@ -449,9 +449,10 @@ cdef class Engine:
     # ---------------------------------------------------------------- partition
 
     cdef void _partition(self, int level, Elem* data, int nn, int f, int pos,
-                         uint64_t* hl1, uint64_t* hl2, uint64_t* hr1, uint64_t* hr2) noexcept nogil:
+                         uint64_t* h1, uint64_t* h2) noexcept nogil:
         """Stable partition of every feature's order around (f, pos) into this
-        level's child buffers; class counts and set hashes come from feature 0."""
+        level's child buffer; class counts and set hashes (index 0 left, 1
+        right) come from feature 0."""
         cdef uint8_t* flag = &self.flag[0]
         cdef Elem* arr = data + <size_t>f * nn
         cdef Elem* dl = &self.children[level][0]
@@ -496,10 +497,10 @@ cdef class Engine:
                 else:
                     dr[b] = e
                     b += 1
-        hl1[0] = a1
-        hl2[0] = a2
-        hr1[0] = b1
-        hr2[0] = b2
+        h1[0] = a1
+        h2[0] = a2
+        h1[1] = b1
+        h2[1] = b2
 
     # ------------------------------------------------------------------- search
 
@@ -606,10 +607,15 @@ cdef class Engine:
         cdef double sp, du, dv, lb_l, lb_r, lb_w, val_w, bound, bound_b, delta
         cdef Interval iv, nv
         cdef Split1 s_l, s_r
-        cdef Result ra, rb
+        cdef Result child[2]                 # [0] left child, [1] right child
+        cdef Elem* child_data[2]
+        cdef int child_size[2]
+        cdef int32_t* child_counts[2]
+        cdef uint64_t child_h1[2]
+        cdef uint64_t child_h2[2]
+        cdef int a, b
         cdef int32_t tree_l, tree_r
         cdef bint have_val, left_zero, right_zero
-        cdef uint64_t hl1, hl2, hr1, hr2
         for k in range(1, nn):
             if arr[k].rank != arr[k - 1].rank and k >= ml and nn - k >= ml:
                 P[m] = k
@@ -678,8 +684,6 @@ cdef class Engine:
                 first_w = -1
             pos = P[w]
             have_val = False
-            rb.tree = -1
-            rb.val = INFINITY
             left_zero = False
             right_zero = False
             if depth == 2:
@@ -693,48 +697,41 @@ cdef class Engine:
             else:
                 nl = pos
                 nr = nn - pos
-                self._partition(level, data, nn, f, pos, &hl1, &hl2, &hr1, &hr2)
+                self._partition(level, data, nn, f, pos, child_h1, child_h2)
                 eta = 0
                 if self.prune:
                     eta = pos - P[i]
                     if P[j] - pos > eta:
                         eta = P[j] - pos
                 bound = ub[0] - gap_here - cost
-                # larger child first with the full bound, the other with what is left
-                if nl >= nr:
-                    ra = self._solve(level + 1, &self.children[level][0], nl,
-                                     &self.cnt_left[level][0], depth - 1, bound, gap_child, hl1, hl2)
-                    lb_l = ra.lb
-                    bound_b = bound - ra.lb + eta
-                    if bound_b > EPS:
-                        rb = self._solve(level + 1, &self.children[level][0] + <size_t>nl * self.p, nr,
-                                         &self.cnt_right[level][0], depth - 1, bound_b, gap_child, hr1, hr2)
-                        lb_r = rb.lb
-                        have_val = True
-                        right_zero = rb.val <= EPS
-                    else:
-                        lb_r = 0.0
-                    left_zero = ra.val <= EPS
-                    tree_l = ra.tree
-                    tree_r = rb.tree
-                    val_w = ra.val + rb.val + cost
+                # larger child first with the full bound, the other with what is
+                # left of it (+ eta, so NB can still decide the whole interval)
+                child_data[0] = &self.children[level][0]
+                child_data[1] = child_data[0] + <size_t>nl * self.p
+                child_size[0] = nl
+                child_size[1] = nr
+                child_counts[0] = &self.cnt_left[level][0]
+                child_counts[1] = &self.cnt_right[level][0]
+                a = 0 if nl >= nr else 1
+                b = 1 - a
+                child[a] = self._solve(level + 1, child_data[a], child_size[a], child_counts[a],
+                                       depth - 1, bound, gap_child, child_h1[a], child_h2[a])
+                bound_b = bound - child[a].lb + eta
+                if bound_b > EPS:
+                    child[b] = self._solve(level + 1, child_data[b], child_size[b], child_counts[b],
+                                           depth - 1, bound_b, gap_child, child_h1[b], child_h2[b])
+                    have_val = True
                 else:
-                    ra = self._solve(level + 1, &self.children[level][0] + <size_t>nl * self.p, nr,
-                                     &self.cnt_right[level][0], depth - 1, bound, gap_child, hr1, hr2)
-                    lb_r = ra.lb
-                    bound_b = bound - ra.lb + eta
-                    if bound_b > EPS:
-                        rb = self._solve(level + 1, &self.children[level][0], nl,
-                                         &self.cnt_left[level][0], depth - 1, bound_b, gap_child, hl1, hl2)
-                        lb_l = rb.lb
-                        have_val = True
-                        left_zero = rb.val <= EPS
-                    else:
-                        lb_l = 0.0
-                    right_zero = ra.val <= EPS
-                    tree_l = rb.tree
-                    tree_r = ra.tree
-                    val_w = ra.val + rb.val + cost
+                    child[b].lb = 0.0      # skipped: only the trivial bound is known
+                    child[b].val = INFINITY
+                    child[b].tree = -1
+                lb_l = child[0].lb
+                lb_r = child[1].lb
+                left_zero = child[0].val <= EPS
+                right_zero = child[1].val <= EPS
+                tree_l = child[0].tree
+                tree_r = child[1].tree
+                val_w = child[0].val + child[1].val + cost
             lb_w = lb_l + lb_r + cost
             if lb_w < node_lb[0]:
                 node_lb[0] = lb_w
