@@ -61,7 +61,7 @@ def test_depth2_matches_peer(name):
     _check_optimal_fit(clf, X, y, PEER[f"{name}:2"], 2)
 
 
-@pytest.mark.slow
+# The seven small sets take a few seconds in all: part of CI, not "slow".
 @pytest.mark.parametrize("name", DEPTH3)
 def test_depth3_matches_peer(name):
     X, y = load(name)

@@ -38,7 +38,8 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
     max_gap : float, default=0.0
         Allowed suboptimality as a fraction of the number of training samples:
         the objective found is at most the optimum plus ``max_gap * n_samples``.
-        0 asks for a proven optimum.
+        0 asks for a proven optimum.  The slack is spent pruning thresholds at the
+        root; ``lower_bound_`` stays a proven bound either way.
     complexity_cost : float, default=0.0
         Cost of each branching node as a fraction of the number of training
         samples; the objective becomes errors + complexity_cost * n * branches.

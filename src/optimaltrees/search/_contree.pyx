@@ -507,11 +507,15 @@ cdef class Engine:
     cdef Result _solve(self, int level, Elem* data, int nn, int32_t* counts, int depth,
                        double ub_in, double gap, uint64_t h1, uint64_t h2) noexcept nogil:
         """CT(D, d, UB): best tree of depth <= ``depth`` on this instance set.
-        Only trees with objective < ub_in matter to the caller; ``gap`` is the
-        slack this subproblem may leave (0 for an exact search)."""
+        Only trees with objective < ub_in matter to the caller.  ``gap`` is the
+        slack this node may leave: a threshold is pruned once it cannot improve
+        the incumbent by more than ``gap``.  Only the root gets a slack; its
+        subproblems are solved exactly, because a slack below the root weakens
+        the lower bounds that prune at the root (and so costs more than it saves).
+        """
         cdef Result res
         cdef double leaf = self._leaf_error(counts, nn)
-        cdef double known_lb, best_val, ub, node_lb, gap_here = 0.5 * gap
+        cdef double known_lb, best_val, ub, node_lb, gap_here = gap
         cdef int32_t best_tree = LEAF
         cdef int f
         cdef uint64_t key
@@ -522,10 +526,8 @@ cdef class Engine:
         known_lb = leaf if leaf < self.cost else self.cost
         res.tree = LEAF
         res.val = leaf
-        if leaf <= self.cost + EPS or nn < 2 * self.min_leaf or leaf <= gap + EPS:
-            res.lb = known_lb
-            if leaf <= self.cost + EPS or nn < 2 * self.min_leaf:
-                res.lb = leaf
+        if leaf <= self.cost + EPS or nn < 2 * self.min_leaf:
+            res.lb = leaf
             return res
         best_val = leaf
         key = h1 ^ self.depth_mix[depth]
@@ -603,7 +605,7 @@ cdef class Engine:
         cdef size_t head = 0
         cdef int m = 0, k, i, j, w, lo_k, hi_k, mid, zero_l = -1, zero_r, ml = self.min_leaf
         cdef int32_t pos, nl, nr, eta, moved
-        cdef double gap_here = 0.5 * gap, gap_child = 0.25 * gap, cost = self.cost
+        cdef double gap_here = gap, cost = self.cost
         cdef double sp, du, dv, lb_l, lb_r, lb_w, val_w, bound, bound_b, delta
         cdef Interval iv, nv
         cdef Split1 s_l, s_r
@@ -715,11 +717,11 @@ cdef class Engine:
                 a = 0 if nl >= nr else 1
                 b = 1 - a
                 child[a] = self._solve(level + 1, child_data[a], child_size[a], child_counts[a],
-                                       depth - 1, bound, gap_child, child_h1[a], child_h2[a])
+                                       depth - 1, bound, 0.0, child_h1[a], child_h2[a])
                 bound_b = bound - child[a].lb + eta
                 if bound_b > EPS:
                     child[b] = self._solve(level + 1, child_data[b], child_size[b], child_counts[b],
-                                           depth - 1, bound_b, gap_child, child_h1[b], child_h2[b])
+                                           depth - 1, bound_b, 0.0, child_h1[b], child_h2[b])
                     have_val = True
                 else:
                     child[b].lb = 0.0      # skipped: only the trivial bound is known
