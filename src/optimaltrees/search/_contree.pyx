@@ -139,6 +139,7 @@ cdef class Engine:
     cdef size_t max_entries
     cdef double t_start, t_limit
     cdef bint aborted
+    cdef double root_lb
     cdef public long long n_subproblems, n_d2, n_cache_hits
     cdef SharedRoot shared_owner
     cdef RootShare* shared                   # NULL when this engine searches alone
@@ -220,8 +221,12 @@ cdef class Engine:
         self.shared_owner = shared
         self.shared = shared.share
 
-    def solve(self, double time_limit=-1.0):
-        """Run the search; returns (objective, lower_bound, root, timed_out)."""
+    def solve(self, double time_limit=-1.0, double root_lower_bound=0.0):
+        """Run the search; returns (objective, lower_bound, root, timed_out).
+
+        ``root_lower_bound`` is a bound the caller already knows (e.g. from
+        duplicate rows with conflicting labels); it tightens the root's bound
+        and stops the search as soon as a tree meets it."""
         cdef Result res
         cdef Split1 best
         cdef uint64_t h1 = 0, h2 = 0
@@ -229,6 +234,7 @@ cdef class Engine:
         self.t_start = now()
         self.t_limit = time_limit if time_limit > 0 else INFINITY
         self.aborted = False
+        self.root_lb = root_lower_bound
         with nogil:
             if self.max_depth >= 2:
                 for i in range(self.n):
@@ -524,6 +530,8 @@ cdef class Engine:
         cdef bint cached = False
         # a split costs at least `cost`: a leaf that good needs no search
         known_lb = leaf if leaf < self.cost else self.cost
+        if level == 0 and self.root_lb > known_lb:
+            known_lb = self.root_lb
         res.tree = LEAF
         res.val = leaf
         if leaf <= self.cost + EPS or nn < 2 * self.min_leaf:

@@ -56,10 +56,11 @@ def search_tree(
         for _ in range(n_threads)
     ]
     limit = -1.0 if time_limit is None else float(time_limit)
+    known = conflict_lower_bound(X, y_index, n_classes)
     if n_threads == 1:
-        outcomes = [engines[0].solve(limit)]
+        outcomes = [engines[0].solve(limit, known)]
     else:
-        outcomes = _solve_in_threads(engines, limit)
+        outcomes = _solve_in_threads(engines, limit, known)
     # every root feature was searched by exactly one engine: the global lower
     # bound is the weakest of theirs, the answer the best of their trees
     best = min(range(n_threads), key=lambda k: outcomes[k][0])
@@ -78,7 +79,19 @@ def search_tree(
                         time.perf_counter() - start, stats)
 
 
-def _solve_in_threads(engines: list[Engine], time_limit: float) -> list[tuple]:
+def conflict_lower_bound(X: np.ndarray, y_index: np.ndarray, n_classes: int) -> float:
+    """Errors no tree can avoid: identical rows always share a leaf, so each
+    group of duplicates contributes its size minus its largest label count."""
+    _, group = np.unique(X, axis=0, return_inverse=True)
+    group = group.reshape(-1)
+    if group.max(initial=-1) + 1 == X.shape[0]:
+        return 0.0
+    counts = np.zeros((int(group.max()) + 1, n_classes), dtype=np.int64)
+    np.add.at(counts, (group, y_index), 1)
+    return float(np.sum(counts.sum(axis=1) - counts.max(axis=1)))
+
+
+def _solve_in_threads(engines: list[Engine], time_limit: float, known_lb: float) -> list[tuple]:
     """Run the engines concurrently (``Engine.solve`` releases the GIL)."""
     shared = SharedRoot()
     for engine in engines:
@@ -88,7 +101,7 @@ def _solve_in_threads(engines: list[Engine], time_limit: float) -> list[tuple]:
 
     def run(k: int) -> None:
         try:
-            outcomes[k] = engines[k].solve(time_limit)
+            outcomes[k] = engines[k].solve(time_limit, known_lb)
         except BaseException as exc:  # re-raised in the caller's thread
             errors.append(exc)
 
