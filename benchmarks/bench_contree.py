@@ -55,9 +55,18 @@ def data_shape(path):
     return n, p
 
 
-def run_one(python, lib, data, depth, time_limit, wall_timeout):
+def _default_peer_python():
+    """This interpreter when ``pip install .[bench]`` put pycontree beside us."""
+    import importlib.util
+
+    return sys.executable if importlib.util.find_spec("pycontree") else DEFAULT_PEER_PYTHON
+
+
+def run_one(python, lib, data, depth, time_limit, wall_timeout, jobs=1):
     """Run one fit in a fresh process. Never raises; always returns a record."""
     cmd = [python, WORKER, "--lib", lib, "--data", data, "--depth", str(depth)]
+    if lib == "optimaltrees":
+        cmd += ["--jobs", str(jobs)]
     if time_limit is not None:
         cmd += ["--time-limit", repr(float(time_limit))]
     dataset = os.path.splitext(os.path.basename(data))[0]
@@ -320,7 +329,11 @@ def main(argv=None):
                     help="markdown report (default benchmarks/results/contree.md, or contree-dryrun.md "
                          "with --dry-run); raw JSON lines go to the same name with .jsonl")
     ap.add_argument("--ours-python", default=sys.executable)
-    ap.add_argument("--peer-python", default=os.environ.get("PEER_PYTHON", DEFAULT_PEER_PYTHON))
+    ap.add_argument("--peer-python", default=os.environ.get("PEER_PYTHON", _default_peer_python()),
+                    help="interpreter with pycontree (default: this one if it has pycontree, "
+                         "else $PEER_PYTHON or /tmp/peervenv/bin/python)")
+    ap.add_argument("--ours-jobs", type=int, default=1,
+                    help="n_jobs for optimaltrees (default 1: single-threaded like the peer)")
     ap.add_argument("--dry-run", action="store_true",
                     help="harness self-test: run pycontree (peer interpreter) on BOTH sides")
     args = ap.parse_args(argv)
@@ -363,7 +376,7 @@ def main(argv=None):
                         for pos, side in enumerate(order):
                             k += 1
                             py, lib = sides[side]
-                            rec = run_one(py, lib, data, depth, tl, wall_timeout)
+                            rec = run_one(py, lib, data, depth, tl, wall_timeout, args.ours_jobs)
                             rec.setdefault("n", n)
                             rec.setdefault("p", p)
                             rec.update(kind="fit", side=side, repeat=rep + 1, order=pos + 1)

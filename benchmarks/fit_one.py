@@ -120,10 +120,10 @@ def fit_pycontree(X, y, depth, time_limit):
     )
 
 
-def fit_optimaltrees(X, y, depth, time_limit):
+def fit_optimaltrees(X, y, depth, time_limit, jobs=1):
     from optimaltrees import OptimalTreeClassifier
 
-    m = OptimalTreeClassifier(max_depth=depth, time_limit=time_limit)
+    m = OptimalTreeClassifier(max_depth=depth, time_limit=time_limit, n_jobs=jobs)
     c0, t0 = _cpu_s(), time.perf_counter()
     m.fit(X, y)
     seconds = time.perf_counter() - t0
@@ -165,6 +165,8 @@ def main(argv=None) -> int:
     ap.add_argument("--depth", required=True, type=int)
     ap.add_argument("--time-limit", type=float, default=None,
                     help="seconds; omit for no limit")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="threads for optimaltrees (n_jobs); the peer is single-threaded")
     args = ap.parse_args(argv)
 
     dataset = os.path.splitext(os.path.basename(args.data))[0]
@@ -178,7 +180,9 @@ def main(argv=None) -> int:
             # Import the library before measuring the baseline RSS.
             __import__(args.lib)
             rec["rss_before_fit_mb"] = _rss_mb()
-            rec.update(FITTERS[args.lib](X, y, args.depth, args.time_limit))
+            extra = {"jobs": args.jobs} if args.lib == "optimaltrees" else {}
+            rec.update(FITTERS[args.lib](X, y, args.depth, args.time_limit, **extra))
+            rec["jobs"] = args.jobs if args.lib == "optimaltrees" else 1
     except Exception as exc:
         traceback.print_exc(file=sys.stderr)
         rec.update(status="failed", message=f"{type(exc).__name__}: {exc}")
