@@ -611,7 +611,7 @@ cdef class Engine:
         cdef int32_t* P = &self.positions[level][0]
         cdef vector[Interval]* Q = &self.queues[level]
         cdef size_t head = 0
-        cdef int m = 0, k, i, j, w, lo_k, hi_k, mid, zero_l = -1, zero_r, ml = self.min_leaf
+        cdef int m = 0, k, i, j, w, lo_k, hi_k, zero_l = -1, zero_r, ml = self.min_leaf
         cdef int32_t pos, nl, nr, eta, moved
         cdef double gap_here = gap, cost = self.cost
         cdef double sp, du, dv, lb_l, lb_r, lb_w, val_w, bound, bound_b, delta
@@ -696,6 +696,8 @@ cdef class Engine:
             have_val = False
             left_zero = False
             right_zero = False
+            tree_l = -1
+            tree_r = -1
             if depth == 2:
                 self._d2(data, nn, f, pos, counts, &s_l, &s_r)
                 lb_l = s_l.val
