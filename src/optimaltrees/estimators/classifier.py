@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numbers
 import time
+import warnings
 
 import numpy as np
 from joblib import effective_n_jobs
@@ -63,7 +64,8 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
     objective_ : float      train_error_ + node cost * branching nodes
     lower_bound_ : float    proven lower bound on the optimal objective
     is_optimal_ : bool      objective_ is proven optimal
-    timed_out_ : bool
+    timed_out_ : bool       the time limit stopped the search
+    interrupted_ : bool     Ctrl-C stopped the search (the best tree so far is kept)
     fit_time_ : float       seconds spent in ``fit`` (validation, encoding, search, export)
     stats_ : dict           subproblems, d2_calls, cache_hits, cache_entries
     """
@@ -152,7 +154,12 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         self.objective_ = objective
         self.lower_bound_ = min(result.lower_bound, objective)
         self.timed_out_ = result.timed_out
-        self.is_optimal_ = (not result.timed_out) and objective - self.lower_bound_ <= 1e-9 * max(1.0, objective)
+        self.interrupted_ = result.interrupted
+        if result.interrupted:
+            warnings.warn("search interrupted (Ctrl-C): returning the best tree found so far, "
+                          "not proven optimal", RuntimeWarning, stacklevel=2)
+        stopped_early = result.timed_out or result.interrupted
+        self.is_optimal_ = (not stopped_early) and objective - self.lower_bound_ <= 1e-9 * max(1.0, objective)
         self.gap_ = objective - self.lower_bound_
         self.fit_time_ = time.perf_counter() - start
         self.stats_ = result.stats

@@ -24,7 +24,15 @@ from libcpp.unordered_map cimport unordered_map
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from cython.operator cimport dereference as cython_deref
 
+import threading
+
 import numpy as np
+from cpython.exc cimport PyErr_Clear
+
+cdef extern from "Python.h":
+    # declared without Cython's "except -1" so the pending KeyboardInterrupt
+    # can be read and cleared here instead of unwinding through nogil code
+    int check_signals_raw "PyErr_CheckSignals" ()
 
 cdef extern from *:
     """
@@ -35,8 +43,11 @@ cdef extern from *:
     struct RootShare {
         std::atomic<double> ub;
         std::atomic<int> next_feature;
-        RootShare() : ub(INFINITY), next_feature(0) {}
+        std::atomic<bool> stop;
+        RootShare() : ub(INFINITY), next_feature(0), stop(false) {}
     };
+    static inline bool share_stopped(RootShare* s) { return s->stop.load(std::memory_order_relaxed); }
+    static inline void share_stop(RootShare* s) { s->stop.store(true); }
     static inline double share_ub(RootShare* s) { return s->ub.load(std::memory_order_relaxed); }
     static inline void share_offer(RootShare* s, double v) {
         double cur = s->ub.load(std::memory_order_relaxed);
@@ -49,6 +60,8 @@ cdef extern from *:
     double share_ub(RootShare* s) noexcept nogil
     void share_offer(RootShare* s, double v) noexcept nogil
     int share_claim(RootShare* s) noexcept nogil
+    bint share_stopped(RootShare* s) noexcept nogil
+    void share_stop(RootShare* s) noexcept nogil
 
 
 cdef class SharedRoot:
@@ -61,6 +74,10 @@ cdef class SharedRoot:
 
     def __dealloc__(self):
         del self.share
+
+    def stop(self):
+        """Ask every engine sharing this root to return its best tree now."""
+        share_stop(self.share)
 
 
 cdef double EPS = 1e-9
@@ -139,6 +156,9 @@ cdef class Engine:
     cdef size_t max_entries
     cdef double t_start, t_limit
     cdef bint aborted
+    cdef public bint interrupted
+    cdef bint poll_signals
+    cdef double next_poll
     cdef double root_lb
     cdef public long long n_subproblems, n_d2, n_cache_hits
     cdef SharedRoot shared_owner
@@ -234,6 +254,9 @@ cdef class Engine:
         self.t_start = now()
         self.t_limit = time_limit if time_limit > 0 else INFINITY
         self.aborted = False
+        self.interrupted = False
+        self.poll_signals = threading.current_thread() is threading.main_thread()
+        self.next_poll = self.t_start + 0.1
         self.root_lb = root_lower_bound
         with nogil:
             if self.max_depth >= 2:
@@ -280,11 +303,29 @@ cdef class Engine:
         return nn - best
 
     cdef inline bint _timed_out(self) noexcept nogil:
+        """True once the search must stop: time limit, a stop request from a
+        sibling thread's caller, or Ctrl-C (polled every 0.1 s when solving
+        on the main thread)."""
+        cdef double t
         if self.aborted:
             return True
-        if now() - self.t_start > self.t_limit:
+        t = now()
+        if t - self.t_start > self.t_limit:
             self.aborted = True
+        elif self.shared != NULL and share_stopped(self.shared):
+            self.aborted = True
+        elif self.poll_signals and t >= self.next_poll:
+            self.next_poll = t + 0.1
+            self._poll_signals()
         return self.aborted
+
+    cdef void _poll_signals(self) noexcept nogil:
+        with gil:
+            if check_signals_raw() != 0:
+                # the best tree is kept and returned; the caller reports it
+                PyErr_Clear()
+                self.interrupted = True
+                self.aborted = True
 
     cdef int32_t _new_node(self, int32_t feature, int32_t lo, int32_t hi,
                            int32_t left, int32_t right) noexcept nogil:

@@ -22,6 +22,7 @@ class SearchResult:
     timed_out: bool
     seconds: float
     stats: dict = field(default_factory=dict)
+    interrupted: bool = False   # stopped by Ctrl-C: the best tree so far, not proven
 
 
 def search_tree(
@@ -66,7 +67,8 @@ def search_tree(
     best = min(range(n_threads), key=lambda k: outcomes[k][0])
     objective, _, root, _ = outcomes[best]
     lower_bound = min(o[1] for o in outcomes)
-    timed_out = any(o[3] for o in outcomes)
+    interrupted = any(bool(e.interrupted) for e in engines)
+    timed_out = any(o[3] for o in outcomes) and not interrupted
     tree = _tree_from_pool(engines[best].tree_arrays(), int(root), enc, X, y32, n_classes)
     stats = {
         "subproblems": sum(int(e.n_subproblems) for e in engines),
@@ -76,7 +78,7 @@ def search_tree(
         "threads": n_threads,
     }
     return SearchResult(tree, float(objective), float(lower_bound), bool(timed_out),
-                        time.perf_counter() - start, stats)
+                        time.perf_counter() - start, stats, interrupted)
 
 
 def conflict_lower_bound(X: np.ndarray, y_index: np.ndarray, n_classes: int) -> float:
@@ -108,8 +110,16 @@ def _solve_in_threads(engines: list[Engine], time_limit: float, known_lb: float)
     threads = [threading.Thread(target=run, args=(k,), daemon=True) for k in range(len(engines))]
     for t in threads:
         t.start()
+    interrupted = False
     for t in threads:
-        t.join()
+        while t.is_alive():
+            try:
+                t.join(0.1)
+            except KeyboardInterrupt:  # Ctrl-C: every engine returns its best tree
+                interrupted = True
+                shared.stop()
+    if interrupted:
+        engines[0].interrupted = True
     if errors:
         raise errors[0]
     return outcomes  # type: ignore[return-value]
