@@ -100,24 +100,32 @@ def _solve_in_threads(engines: list[Engine], time_limit: float, known_lb: float)
         engine.share_root_with(shared)
     outcomes: list[tuple | None] = [None] * len(engines)
     errors: list[BaseException] = []
+    done = [threading.Event() for _ in engines]
 
     def run(k: int) -> None:
         try:
             outcomes[k] = engines[k].solve(time_limit, known_lb)
         except BaseException as exc:  # re-raised in the caller's thread
             errors.append(exc)
+        finally:
+            done[k].set()
 
     threads = [threading.Thread(target=run, args=(k,), daemon=True) for k in range(len(engines))]
     for t in threads:
         t.start()
+    # Poll with sleep rather than Thread.join: a KeyboardInterrupt inside join()
+    # can leave the thread looking finished while it still runs.
     interrupted = False
+    pause = 0.0005
+    while not all(d.is_set() for d in done):
+        try:
+            time.sleep(pause)
+            pause = min(2 * pause, 0.02)  # small fits return fast, long ones poll gently
+        except KeyboardInterrupt:  # Ctrl-C: every engine returns its best tree
+            interrupted = True
+            shared.stop()
     for t in threads:
-        while t.is_alive():
-            try:
-                t.join(0.1)
-            except KeyboardInterrupt:  # Ctrl-C: every engine returns its best tree
-                interrupted = True
-                shared.stop()
+        t.join()
     if interrupted:
         engines[0].interrupted = True
     if errors:
