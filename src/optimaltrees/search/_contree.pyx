@@ -81,6 +81,7 @@ cdef class SharedRoot:
 
 
 cdef double EPS = 1e-9
+cdef int NEVER = 0x7fffffff       # a D2Split scan position that is never reached
 cdef int32_t LEAF = 0          # pool index of the shared leaf node
 
 cdef struct Elem:
@@ -371,8 +372,8 @@ cdef class Engine:
         cdef int prev[2]
         cdef int skip[2]
         cdef int target[2]      # a split must make fewer errors than this to win
-        cdef int ones[2]
-        cdef int one, rest
+        cdef int prefix_err
+        cdef int one, rest, n_left, ones_left, ones_all, prev_l, prev_r, skip_l, skip_r, pv
         cdef int start_skip = ml if ml > 1 else 1
         cdef double cost = self.cost, leaf
         cdef Split1* out[2]
@@ -409,25 +410,41 @@ cdef class Engine:
                 cnt[s] = 0
                 mx[s] = 0
                 prev[s] = -1
-                skip[s] = 0x7fffffff if target[s] <= 0 else start_skip
+                skip[s] = NEVER if target[s] <= 0 else start_skip
             if K == 2:
                 # two classes: one running count of label 1 per side replaces the
                 # class table, and leaf errors are a min of two numbers
-                ones[0] = 0
-                ones[1] = 0
+                # All state lives in registers (the right side's counts are
+                # derived from the left's and the position), so consecutive
+                # elements do not wait on each other through memory.
+                n_left = 0            # left-child elements passed
+                ones_left = 0         # ... of which label 1
+                ones_all = 0          # label-1 elements passed, both children
+                prev_l = -1
+                prev_r = -1
+                skip_l = skip[1]
+                skip_r = skip[0]
                 for k in range(nn):
                     e = arr[k]
                     s = flag[e.id]
-                    cnt_s = cnt[s]
-                    if cnt_s >= skip[s] and e.rank != prev[s] and ntot[s] - cnt_s >= ml:
-                        one = ones[s]
+                    cnt_s = n_left if s else k - n_left
+                    pv = prev_l if s else prev_r
+                    if cnt_s >= (skip_l if s else skip_r) and e.rank != pv and ntot[s] - cnt_s >= ml:
+                        one = ones_left if s else ones_all - ones_left
                         rest = fq[2 * s + 1] - one
-                        err = (one if one < cnt_s - one else cnt_s - one) + \
+                        prefix_err = one if one < cnt_s - one else cnt_s - one
+                        err = prefix_err + \
                               (rest if rest < ntot[s] - cnt_s - rest else ntot[s] - cnt_s - rest)
-                        _offer(err, cnt_s, f2, prev[s], e.rank, &target[s], &skip[s], out[s])
-                    prev[s] = e.rank
-                    ones[s] += e.label
-                    cnt[s] = cnt_s + 1
+                        _offer(err, prefix_err, cnt_s, f2, pv, e.rank, &target[s], &skip[s], out[s])
+                        skip_l = skip[1]
+                        skip_r = skip[0]
+                        if skip_l == NEVER and skip_r == NEVER:
+                            break
+                    prev_l = e.rank if s else prev_l
+                    prev_r = prev_r if s else e.rank
+                    n_left += s
+                    ones_left += s & e.label
+                    ones_all += e.label
                 continue
             for k in range(nn):
                 e = arr[k]
@@ -440,8 +457,11 @@ cdef class Engine:
                     for c in range(K):
                         if fqs[c] - ccs[c] > suf:
                             suf = fqs[c] - ccs[c]
-                    err = (cnt_s - mx[s]) + (ntot[s] - cnt_s - suf)
-                    _offer(err, cnt_s, f2, prev[s], e.rank, &target[s], &skip[s], out[s])
+                    prefix_err = cnt_s - mx[s]
+                    err = prefix_err + (ntot[s] - cnt_s - suf)
+                    _offer(err, prefix_err, cnt_s, f2, prev[s], e.rank, &target[s], &skip[s], out[s])
+                    if skip[0] == NEVER and skip[1] == NEVER:
+                        break
                 prev[s] = e.rank
                 c = s * K + e.label
                 cc[c] += 1
@@ -852,15 +872,18 @@ cdef inline Entry cyderef_entry(unordered_map[uint64_t, Entry].iterator it) noex
     return cython_deref(it).second
 
 
-cdef inline void _offer(int err, int cnt_s, int feature, int lo, int hi, int* target,
-                        int* skip, Split1* out) noexcept nogil:
+cdef inline void _offer(int err, int prefix_err, int cnt_s, int feature, int lo, int hi,
+                        int* target, int* skip, Split1* out) noexcept nogil:
     """Record a D2Split candidate of one child, or skip the positions it rules out."""
     if err < target[0]:
         target[0] = err
         out.feature = feature
         out.lo = lo
         out.hi = hi
-        skip[0] = 0x7fffffff if err == 0 else cnt_s + 1
+        skip[0] = NEVER if err == 0 else cnt_s + 1
+    elif prefix_err >= target[0]:
+        # the prefix's error never decreases along the scan: nothing later wins
+        skip[0] = NEVER
     else:
         # each further instance of this child changes the error by at most one
         skip[0] = cnt_s + (err - target[0]) + 1
