@@ -54,6 +54,7 @@ cdef extern from *:
         while (v < cur && !s->ub.compare_exchange_weak(cur, v)) {}
     }
     static inline int share_claim(RootShare* s) { return s->next_feature.fetch_add(1); }
+    static inline int popcount64(unsigned long long w) { return __builtin_popcountll(w); }
     """
     cppclass RootShare:
         RootShare() except +
@@ -62,6 +63,7 @@ cdef extern from *:
     int share_claim(RootShare* s) noexcept nogil
     bint share_stopped(RootShare* s) noexcept nogil
     void share_stop(RootShare* s) noexcept nogil
+    int popcount64(uint64_t w) noexcept nogil
 
 
 cdef class SharedRoot:
@@ -139,6 +141,11 @@ cdef class Engine:
     cdef double cost                       # cost of one branching node (absolute)
     cdef double gap                        # absolute allowed gap at the root
     cdef bint prune                        # similarity-bound pruning is sound
+    cdef bint binary                       # every feature has at most two values
+    cdef vector[uint64_t] bits             # binary depth two: p feature + K class bitsets
+    cdef vector[int32_t] single_counts     # [f * K + c]: class c with feature f at its high value
+    cdef vector[int32_t] pair_counts       # [(i * p + j) * K + c]: ... with both i and j high
+    cdef vector[int32_t] slot              # instance id -> position in the node's bitsets
     cdef vector[Elem] root
     cdef vector[int32_t] root_counts
     cdef vector[vector[Elem]] children    # per level: left child's orders, then the right's
@@ -180,6 +187,11 @@ cdef class Engine:
         self.gap = gap
         self.min_leaf = min_leaf
         self.prune = min_leaf <= 1
+        self.binary = all(int(np.max(rank[f], initial=0)) <= 1 for f in range(self.p))
+        if self.binary and max_depth >= 2:
+            self.single_counts.resize(<size_t>self.p * self.K)
+            self.pair_counts.resize(<size_t>self.p * self.p * self.K)
+            self.slot.resize(self.n)
         self.root.resize(<size_t>self.n * self.p)
         for f in range(self.p):
             for k in range(self.n):
@@ -472,6 +484,119 @@ cdef class Engine:
             if out[s].feature >= 0:
                 out[s].val = target[s] + cost
 
+    cdef void _binary_depth_two(self, Elem* data, int nn, int32_t* counts,
+                                double* best_val, int32_t* best_tree) noexcept nogil:
+        """Exact depth-two optimum when every feature is binary (MurTree's
+        frequency-counting solver): class counts of every feature pair come
+        from popcounts of bitset intersections, O(K p^2 nn / 64), and every
+        depth-two tree is then scored from counts alone, O(K p^2)."""
+        cdef int p = self.p, K = self.K, ml = self.min_leaf
+        cdef int words = (nn + 63) >> 6, k, f, i, j, c, w, total, acc
+        cdef int n_hi, n_lo, side_best_j[2], root = -1, root_j[2]
+        cdef double cost = self.cost, leaf_l, leaf_r, err, side_best[2], val
+        cdef int32_t* S = &self.single_counts[0]
+        cdef int32_t* P = &self.pair_counts[0]
+        cdef int32_t* slot = &self.slot[0]
+        cdef uint64_t* B
+        cdef uint64_t* fi
+        cdef uint64_t* fj
+        cdef uint64_t both
+        cdef Elem* arr
+        self.n_d2 += 1
+        if self.bits.size() < <size_t>(p + K) * words:
+            self.bits.resize(<size_t>(p + K) * words)
+        B = &self.bits[0]
+        memset(B, 0, <size_t>(p + K) * words * sizeof(uint64_t))
+        arr = data
+        for k in range(nn):
+            slot[arr[k].id] = k
+            B[<size_t>(p + arr[k].label) * words + (k >> 6)] |= (<uint64_t>1) << (k & 63)
+        for f in range(p):
+            # sorted by value: the instances at the high value are a suffix
+            arr = data + <size_t>f * nn
+            fi = B + <size_t>f * words
+            k = nn - 1
+            while k >= 0 and arr[k].rank == 1:
+                fi[slot[arr[k].id] >> 6] |= (<uint64_t>1) << (slot[arr[k].id] & 63)
+                k -= 1
+        for i in range(p):
+            fi = B + <size_t>i * words
+            for c in range(K):
+                S[i * K + c] = _popcount_and(fi, B + <size_t>(p + c) * words, words)
+            for j in range(i + 1, p):
+                fj = B + <size_t>j * words
+                acc = 0
+                for c in range(K - 1):
+                    total = 0
+                    for w in range(words):
+                        total += popcount64(fi[w] & fj[w] & B[<size_t>(p + c) * words + w])
+                    P[(<size_t>i * p + j) * K + c] = total
+                    acc += total
+                total = 0
+                for w in range(words):
+                    total += popcount64(fi[w] & fj[w])
+                P[(<size_t>i * p + j) * K + K - 1] = total - acc
+                for c in range(K):
+                    P[(<size_t>j * p + i) * K + c] = P[(<size_t>i * p + j) * K + c]
+        # score every root feature i with the best depth-one child on each side
+        cdef int32_t* Si
+        cdef int32_t* Sj
+        cdef int32_t* Pij
+        cdef int a_sz, b_sz, a_max, b_max, cnt_a, cnt_b, side
+        for i in range(p):
+            Si = S + i * K
+            n_hi = 0
+            for c in range(K):
+                n_hi += Si[c]
+            n_lo = nn - n_hi
+            if n_hi < ml or n_lo < ml or n_hi == 0 or n_lo == 0:
+                continue
+            side_best[0] = n_lo - _max_count_diff(counts, Si, K)       # leaf on x_i = low
+            side_best[1] = n_hi - _max_count(Si, K)                     # leaf on x_i = high
+            side_best_j[0] = -1
+            side_best_j[1] = -1
+            for j in range(p):
+                if j == i:
+                    continue
+                Sj = S + j * K
+                Pij = P + (<size_t>i * p + j) * K
+                for side in range(2):
+                    # the child's instances split by x_j: high part and low part
+                    a_sz = 0
+                    b_sz = 0
+                    a_max = 0
+                    b_max = 0
+                    for c in range(K):
+                        if side == 0:
+                            cnt_a = Sj[c] - Pij[c]                      # i low, j high
+                            cnt_b = counts[c] - Si[c] - cnt_a           # i low, j low
+                        else:
+                            cnt_a = Pij[c]                              # i high, j high
+                            cnt_b = Si[c] - cnt_a                       # i high, j low
+                        a_sz += cnt_a
+                        b_sz += cnt_b
+                        if cnt_a > a_max:
+                            a_max = cnt_a
+                        if cnt_b > b_max:
+                            b_max = cnt_b
+                    if a_sz < ml or b_sz < ml or a_sz == 0 or b_sz == 0:
+                        continue
+                    err = (a_sz - a_max) + (b_sz - b_max) + cost
+                    if err < side_best[side] - EPS:
+                        side_best[side] = err
+                        side_best_j[side] = j
+            val = side_best[0] + side_best[1] + cost
+            if val < best_val[0] - EPS:
+                best_val[0] = val
+                root = i
+                root_j[0] = side_best_j[0]
+                root_j[1] = side_best_j[1]
+        if root >= 0:
+            best_tree[0] = self._new_node(
+                root, 0, 1,
+                LEAF if root_j[0] < 0 else self._new_node(root_j[0], 0, 1, LEAF, LEAF),
+                LEAF if root_j[1] < 0 else self._new_node(root_j[1], 0, 1, LEAF, LEAF))
+
     cdef void _order_features(self, int level, Elem* data, int nn, int32_t* counts, int32_t* order) noexcept nogil:
         """Features sorted by the weighted Gini impurity of their best single
         split, so that good incumbents (and hence tight bounds) come early.
@@ -617,6 +742,34 @@ cdef class Engine:
                     best_val = entry.val
                     best_tree = entry.tree
         self.n_subproblems += 1
+        if depth == 2 and self.binary:
+            # every feature has one threshold: count pairs instead of scanning
+            self._binary_depth_two(data, nn, counts, &best_val, &best_tree)
+            node_lb = best_val
+        else:
+            node_lb = self._search(level, data, nn, counts, depth, ub_in, gap, known_lb,
+                                   &best_val, &best_tree)
+        res.lb = node_lb
+        res.val = best_val
+        res.tree = best_tree
+        if not self.aborted and (cached or self.cache.size() < self.max_entries):
+            entry.h2 = h2
+            entry.size = nn
+            entry.lb = node_lb
+            entry.val = best_val
+            entry.tree = best_tree
+            self.cache[key] = entry
+        return res
+
+    cdef double _search(self, int level, Elem* data, int nn, int32_t* counts, int depth,
+                        double ub_in, double gap, double known_lb, double* best_val_io,
+                        int32_t* best_tree_io) noexcept nogil:
+        """The ConTree search of one node: Branch over every feature (in Gini
+        order; root features claimed from the shared counter when threaded).
+        Improves the incumbent in place and returns a valid lower bound."""
+        cdef double best_val = best_val_io[0], ub, node_lb, gap_here = gap
+        cdef int32_t best_tree = best_tree_io[0]
+        cdef int f
         ub = ub_in if ub_in < best_val else best_val
         node_lb = best_val   # min over the lower bounds of every alternative
         cdef int32_t* order = &self.feature_orders[level][0]
@@ -644,17 +797,9 @@ cdef class Engine:
             node_lb = ub - gap_here
         if node_lb < known_lb:
             node_lb = known_lb
-        res.lb = node_lb
-        res.val = best_val
-        res.tree = best_tree
-        if not self.aborted and (cached or self.cache.size() < self.max_entries):
-            entry.h2 = h2
-            entry.size = nn
-            entry.lb = node_lb
-            entry.val = best_val
-            entry.tree = best_tree
-            self.cache[key] = entry
-        return res
+        best_val_io[0] = best_val
+        best_tree_io[0] = best_tree
+        return node_lb
 
     cdef inline void _sync_root(self, int level, double* ub) noexcept nogil:
         """At the root of a shared search, prune against every thread's best."""
@@ -887,6 +1032,30 @@ cdef inline void _offer(int err, int prefix_err, int cnt_s, int feature, int lo,
     else:
         # each further instance of this child changes the error by at most one
         skip[0] = cnt_s + (err - target[0]) + 1
+
+
+cdef inline int _popcount_and(uint64_t* a, uint64_t* b, int words) noexcept nogil:
+    cdef int w, total = 0
+    for w in range(words):
+        total += popcount64(a[w] & b[w])
+    return total
+
+
+cdef inline int _max_count(int32_t* c, int K) noexcept nogil:
+    cdef int k, best = 0
+    for k in range(K):
+        if c[k] > best:
+            best = c[k]
+    return best
+
+
+cdef inline int _max_count_diff(int32_t* a, int32_t* b, int K) noexcept nogil:
+    """Largest a[k] - b[k]."""
+    cdef int k, best = 0
+    for k in range(K):
+        if a[k] - b[k] > best:
+            best = a[k] - b[k]
+    return best
 
 
 cdef inline int _first_at_least(int32_t* P, int i, int j, int32_t target) noexcept nogil:
