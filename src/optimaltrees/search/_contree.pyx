@@ -116,6 +116,17 @@ cdef struct Entry:
     double val
     int32_t tree
 
+cdef struct Node:
+    # One subproblem's instance set, in one of two layouts: every feature's
+    # sorted order (any data), or a bitset over the instances when every
+    # feature is binary.  The search itself never looks inside.
+    Elem* elems                # sorted layout: p orders of `size` elements
+    uint64_t* mask             # bitset layout: instance i is in the set iff bit i is
+    int size
+    int32_t* counts            # class counts
+    uint64_t h1                # set hashes: the cache key
+    uint64_t h2
+
 cdef struct Split1:            # best depth-1 subtree of one child in D2Split
     double val
     int32_t feature
@@ -142,10 +153,14 @@ cdef class Engine:
     cdef double gap                        # absolute allowed gap at the root
     cdef bint prune                        # similarity-bound pruning is sound
     cdef bint binary                       # every feature has at most two values
-    cdef vector[uint64_t] bits             # binary depth two: p feature + K class bitsets
+    cdef int words                         # bitset layout: 64-bit words per instance set
+    cdef vector[uint64_t] feature_bits     # [f * words]: instances at feature f's high value
+    cdef vector[uint64_t] class_bits       # [c * words]: instances of class c
+    cdef vector[uint64_t] root_mask
+    cdef vector[vector[uint64_t]] child_masks   # per level: left child's mask, then the right's
+    cdef vector[uint64_t] masked           # depth-two scratch: node & feature, compacted words
     cdef vector[int32_t] single_counts     # [f * K + c]: class c with feature f at its high value
     cdef vector[int32_t] pair_counts       # [(i * p + j) * K + c]: ... with both i and j high
-    cdef vector[int32_t] slot              # instance id -> position in the node's bitsets
     cdef vector[Elem] root
     cdef vector[int32_t] root_counts
     cdef vector[vector[Elem]] children    # per level: left child's orders, then the right's
@@ -187,11 +202,9 @@ cdef class Engine:
         self.gap = gap
         self.min_leaf = min_leaf
         self.prune = min_leaf <= 1
-        self.binary = all(int(np.max(rank[f], initial=0)) <= 1 for f in range(self.p))
-        if self.binary and max_depth >= 2:
-            self.single_counts.resize(<size_t>self.p * self.K)
-            self.pair_counts.resize(<size_t>self.p * self.p * self.K)
-            self.slot.resize(self.n)
+        self.binary = max_depth >= 2 and all(int(np.max(rank[f], initial=0)) <= 1 for f in range(self.p))
+        if self.binary:
+            self._init_bitsets(rank, y, max(max_depth, 1) + 1)
         self.root.resize(<size_t>self.n * self.p)
         for f in range(self.p):
             for k in range(self.n):
@@ -249,6 +262,26 @@ cdef class Engine:
         self.shared_owner = None
         self.shared = NULL
 
+    cdef void _init_bitsets(self, int32_t[:, ::1] rank, int32_t[::1] y, int levels):
+        cdef int f, i, c, lvl, W
+        W = (self.n + 63) >> 6
+        self.words = W
+        self.feature_bits.assign(<size_t>self.p * W, 0)
+        self.class_bits.assign(<size_t>self.K * W, 0)
+        self.root_mask.assign(W, 0)
+        for i in range(self.n):
+            self.root_mask[i >> 6] |= (<uint64_t>1) << (i & 63)
+            self.class_bits[<size_t>y[i] * W + (i >> 6)] |= (<uint64_t>1) << (i & 63)
+            for f in range(self.p):
+                if rank[f, i] == 1:
+                    self.feature_bits[<size_t>f * W + (i >> 6)] |= (<uint64_t>1) << (i & 63)
+        self.child_masks.resize(levels)
+        for lvl in range(levels):
+            self.child_masks[lvl].resize(2 * <size_t>W)
+        self.masked.resize(<size_t>(self.p + self.K) * W)
+        self.single_counts.resize(<size_t>self.p * self.K)
+        self.pair_counts.resize(<size_t>self.p * self.p * self.K)
+
     def share_root_with(self, SharedRoot shared):
         """Claim root features from ``shared`` instead of searching them all."""
         self.shared_owner = shared
@@ -262,7 +295,7 @@ cdef class Engine:
         and stops the search as soon as a tree meets it."""
         cdef Result res
         cdef Split1 best
-        cdef uint64_t h1 = 0, h2 = 0
+        cdef Node root
         cdef int i
         self.t_start = now()
         self.t_limit = time_limit if time_limit > 0 else INFINITY
@@ -273,11 +306,21 @@ cdef class Engine:
         self.root_lb = root_lower_bound
         with nogil:
             if self.max_depth >= 2:
-                for i in range(self.n):
-                    h1 += self.rnd1[i]
-                    h2 ^= self.rnd2[i]
-                res = self._solve(0, &self.root[0], self.n, &self.root_counts[0],
-                                  self.max_depth, INFINITY, self.gap, h1, h2)
+                root.elems = &self.root[0]
+                root.mask = NULL
+                root.size = self.n
+                root.counts = &self.root_counts[0]
+                root.h1 = 0
+                root.h2 = 0
+                if self.binary:
+                    root.elems = NULL
+                    root.mask = &self.root_mask[0]
+                    self._mask_hash(root.mask, &root.h1, &root.h2)
+                else:
+                    for i in range(self.n):
+                        root.h1 += self.rnd1[i]
+                        root.h2 ^= self.rnd2[i]
+                res = self._solve(0, &root, self.max_depth, INFINITY, self.gap)
             elif self.max_depth == 1:
                 self._depth_one(&self.root[0], self.n, &self.root_counts[0], &best)
                 res.val = best.val
@@ -484,52 +527,48 @@ cdef class Engine:
             if out[s].feature >= 0:
                 out[s].val = target[s] + cost
 
-    cdef void _binary_depth_two(self, Elem* data, int nn, int32_t* counts,
-                                double* best_val, int32_t* best_tree) noexcept nogil:
+    cdef void _binary_depth_two(self, Node* node, double* best_val, int32_t* best_tree) noexcept nogil:
         """Exact depth-two optimum when every feature is binary (MurTree's
         frequency-counting solver): class counts of every feature pair come
-        from popcounts of bitset intersections, O(K p^2 nn / 64), and every
+        from popcounts of bitset intersections, O(K p^2 words), and every
         depth-two tree is then scored from counts alone, O(K p^2)."""
-        cdef int p = self.p, K = self.K, ml = self.min_leaf
-        cdef int words = (nn + 63) >> 6, k, f, i, j, c, w, total, acc
-        cdef int n_hi, n_lo, side_best_j[2], root = -1, root_j[2]
-        cdef double cost = self.cost, leaf_l, leaf_r, err, side_best[2], val
+        cdef int p = self.p, K = self.K, ml = self.min_leaf, nn = node.size
+        cdef int W = self.words, words = 0, k, f, i, j, c, w, total, acc
+        cdef int n_hi, n_lo, root = -1
+        cdef int side_best_j[2]
+        cdef int root_j[2]
+        cdef double cost = self.cost, err, val
+        cdef double side_best[2]
+        cdef int32_t* counts = node.counts
         cdef int32_t* S = &self.single_counts[0]
         cdef int32_t* P = &self.pair_counts[0]
-        cdef int32_t* slot = &self.slot[0]
-        cdef uint64_t* B
+        cdef uint64_t* mask = node.mask
+        cdef uint64_t* B = &self.masked[0]
+        cdef uint64_t* F = &self.feature_bits[0]
+        cdef uint64_t* C = &self.class_bits[0]
         cdef uint64_t* fi
         cdef uint64_t* fj
-        cdef uint64_t both
-        cdef Elem* arr
         self.n_d2 += 1
-        if self.bits.size() < <size_t>(p + K) * words:
-            self.bits.resize(<size_t>(p + K) * words)
-        B = &self.bits[0]
-        memset(B, 0, <size_t>(p + K) * words * sizeof(uint64_t))
-        arr = data
-        for k in range(nn):
-            slot[arr[k].id] = k
-            B[<size_t>(p + arr[k].label) * words + (k >> 6)] |= (<uint64_t>1) << (k & 63)
-        for f in range(p):
-            # sorted by value: the instances at the high value are a suffix
-            arr = data + <size_t>f * nn
-            fi = B + <size_t>f * words
-            k = nn - 1
-            while k >= 0 and arr[k].rank == 1:
-                fi[slot[arr[k].id] >> 6] |= (<uint64_t>1) << (slot[arr[k].id] & 63)
-                k -= 1
-        for i in range(p):
-            fi = B + <size_t>i * words
+        # node & feature and node & class, keeping only the words the node occupies
+        for w in range(W):
+            if mask[w] == 0:
+                continue
+            for f in range(p):
+                B[<size_t>f * W + words] = mask[w] & F[<size_t>f * W + w]
             for c in range(K):
-                S[i * K + c] = _popcount_and(fi, B + <size_t>(p + c) * words, words)
+                B[<size_t>(p + c) * W + words] = mask[w] & C[<size_t>c * W + w]
+            words += 1
+        for i in range(p):
+            fi = B + <size_t>i * W
+            for c in range(K):
+                S[i * K + c] = _popcount_and(fi, B + <size_t>(p + c) * W, words)
             for j in range(i + 1, p):
-                fj = B + <size_t>j * words
+                fj = B + <size_t>j * W
                 acc = 0
                 for c in range(K - 1):
                     total = 0
                     for w in range(words):
-                        total += popcount64(fi[w] & fj[w] & B[<size_t>(p + c) * words + w])
+                        total += popcount64(fi[w] & fj[w] & B[<size_t>(p + c) * W + w])
                     P[(<size_t>i * p + j) * K + c] = total
                     acc += total
                 total = 0
@@ -597,7 +636,7 @@ cdef class Engine:
                 LEAF if root_j[0] < 0 else self._new_node(root_j[0], 0, 1, LEAF, LEAF),
                 LEAF if root_j[1] < 0 else self._new_node(root_j[1], 0, 1, LEAF, LEAF))
 
-    cdef void _order_features(self, int level, Elem* data, int nn, int32_t* counts, int32_t* order) noexcept nogil:
+    cdef void _order_features(self, int level, Node* node, int32_t* order) noexcept nogil:
         """Features sorted by the weighted Gini impurity of their best single
         split, so that good incumbents (and hence tight bounds) come early.
         The best Gini position of each feature is kept: Branch evaluates it first."""
@@ -607,8 +646,29 @@ cdef class Engine:
         cdef double* score = &self.gini_scores[0]
         cdef double best, sl, sr, g, key
         cdef Elem* arr
+        cdef int nn = node.size, n_hi
+        cdef int32_t* counts = node.counts
+        if self.binary:
+            for f in range(self.p):
+                # the single threshold: class counts at the high value by popcount
+                n_hi = 0
+                for c in range(K):
+                    cc[c] = self._mask_count(node.mask, f, c)
+                    n_hi += cc[c]
+                score[f] = INFINITY
+                gpos[f] = -1
+                if 0 < n_hi < nn:
+                    sl = 0.0
+                    sr = 0.0
+                    for c in range(K):
+                        sl += <double>(counts[c] - cc[c]) * (counts[c] - cc[c])
+                        sr += <double>cc[c] * cc[c]
+                    score[f] = ((nn - n_hi) - sl / (nn - n_hi)) + (n_hi - sr / n_hi)
+                    gpos[f] = nn - n_hi
         for f in range(self.p):
-            arr = data + <size_t>f * nn
+            if self.binary:
+                break
+            arr = node.elems + <size_t>f * nn
             memset(cc, 0, K * sizeof(int32_t))
             best = INFINITY
             best_pos = -1
@@ -640,11 +700,24 @@ cdef class Engine:
 
     # ---------------------------------------------------------------- partition
 
-    cdef void _partition(self, int level, Elem* data, int nn, int f, int pos,
-                         uint64_t* h1, uint64_t* h2) noexcept nogil:
-        """Stable partition of every feature's order around (f, pos) into this
-        level's child buffer; class counts and set hashes (index 0 left, 1
-        right) come from feature 0."""
+    cdef void _partition(self, int level, Node* node, int f, int pos, Node* out) noexcept nogil:
+        """Split ``node`` at (f, pos) into out[0] (left) and out[1] (right),
+        stored in this level's child buffers."""
+        cdef int nn = node.size
+        cdef Elem* data = node.elems
+        out[0].size = pos
+        out[1].size = nn - pos
+        out[0].counts = &self.cnt_left[level][0]
+        out[1].counts = &self.cnt_right[level][0]
+        if self.binary:
+            self._partition_mask(level, node, f, out)
+            return
+        out[0].mask = NULL
+        out[1].mask = NULL
+        out[0].elems = &self.children[level][0]
+        out[1].elems = out[0].elems + <size_t>pos * self.p
+        # stable partition of every feature's order; class counts and set
+        # hashes come from feature 0
         cdef uint8_t* flag = &self.flag[0]
         cdef Elem* arr = data + <size_t>f * nn
         cdef Elem* dl = &self.children[level][0]
@@ -689,15 +762,53 @@ cdef class Engine:
                 else:
                     dr[b] = e
                     b += 1
-        h1[0] = a1
-        h2[0] = a2
-        h1[1] = b1
-        h2[1] = b2
+        out[0].h1 = a1
+        out[0].h2 = a2
+        out[1].h1 = b1
+        out[1].h2 = b2
+
+    cdef void _partition_mask(self, int level, Node* node, int f, Node* out) noexcept nogil:
+        """Bitset layout: the children are the node's mask with and without feature f."""
+        cdef int W = self.words, w, c
+        cdef uint64_t* mask = node.mask
+        cdef uint64_t* F = &self.feature_bits[<size_t>f * W]
+        cdef uint64_t* left = &self.child_masks[level][0]
+        cdef uint64_t* right = left + W
+        for w in range(W):
+            left[w] = mask[w] & ~F[w]
+            right[w] = mask[w] & F[w]
+        out[0].elems = NULL
+        out[1].elems = NULL
+        out[0].mask = left
+        out[1].mask = right
+        for c in range(self.K):
+            out[0].counts[c] = _popcount_and(left, &self.class_bits[<size_t>c * W], W)
+            out[1].counts[c] = node.counts[c] - out[0].counts[c]
+        self._mask_hash(left, &out[0].h1, &out[0].h2)
+        self._mask_hash(right, &out[1].h1, &out[1].h2)
+
+    cdef inline void _mask_hash(self, uint64_t* mask, uint64_t* h1, uint64_t* h2) noexcept nogil:
+        """Two independent hashes of an instance bitset (the cache key)."""
+        cdef uint64_t a = 0, b = 0
+        cdef int w
+        for w in range(self.words):
+            a += _mix64(mask[w] + self.rnd1[w])
+            b ^= _mix64(mask[w] ^ self.rnd2[w])
+        h1[0] = a
+        h2[0] = b
+
+    cdef inline int _mask_count(self, uint64_t* mask, int f, int c) noexcept nogil:
+        """Instances of class c in the set with feature f at its high value."""
+        cdef int W = self.words, w, total = 0
+        cdef uint64_t* F = &self.feature_bits[<size_t>f * W]
+        cdef uint64_t* C = &self.class_bits[<size_t>c * W]
+        for w in range(W):
+            total += popcount64(mask[w] & F[w] & C[w])
+        return total
 
     # ------------------------------------------------------------------- search
 
-    cdef Result _solve(self, int level, Elem* data, int nn, int32_t* counts, int depth,
-                       double ub_in, double gap, uint64_t h1, uint64_t h2) noexcept nogil:
+    cdef Result _solve(self, int level, Node* node, int depth, double ub_in, double gap) noexcept nogil:
         """CT(D, d, UB): best tree of depth <= ``depth`` on this instance set.
         Only trees with objective < ub_in matter to the caller.  ``gap`` is the
         slack this node may leave: a threshold is pruned once it cannot improve
@@ -706,7 +817,9 @@ cdef class Engine:
         the lower bounds that prune at the root (and so costs more than it saves).
         """
         cdef Result res
-        cdef double leaf = self._leaf_error(counts, nn)
+        cdef int nn = node.size
+        cdef uint64_t h2 = node.h2
+        cdef double leaf = self._leaf_error(node.counts, nn)
         cdef double known_lb, best_val, ub, node_lb, gap_here = gap
         cdef int32_t best_tree = LEAF
         cdef int f
@@ -724,7 +837,7 @@ cdef class Engine:
             res.lb = leaf
             return res
         best_val = leaf
-        key = h1 ^ self.depth_mix[depth]
+        key = node.h1 ^ self.depth_mix[depth]
         it = self.cache.find(key)
         if it != self.cache.end():
             entry = cyderef_entry(it)
@@ -744,11 +857,10 @@ cdef class Engine:
         self.n_subproblems += 1
         if depth == 2 and self.binary:
             # every feature has one threshold: count pairs instead of scanning
-            self._binary_depth_two(data, nn, counts, &best_val, &best_tree)
+            self._binary_depth_two(node, &best_val, &best_tree)
             node_lb = best_val
         else:
-            node_lb = self._search(level, data, nn, counts, depth, ub_in, gap, known_lb,
-                                   &best_val, &best_tree)
+            node_lb = self._search(level, node, depth, ub_in, gap, known_lb, &best_val, &best_tree)
         res.lb = node_lb
         res.val = best_val
         res.tree = best_tree
@@ -761,9 +873,8 @@ cdef class Engine:
             self.cache[key] = entry
         return res
 
-    cdef double _search(self, int level, Elem* data, int nn, int32_t* counts, int depth,
-                        double ub_in, double gap, double known_lb, double* best_val_io,
-                        int32_t* best_tree_io) noexcept nogil:
+    cdef double _search(self, int level, Node* node, int depth, double ub_in, double gap,
+                        double known_lb, double* best_val_io, int32_t* best_tree_io) noexcept nogil:
         """The ConTree search of one node: Branch over every feature (in Gini
         order; root features claimed from the shared counter when threaded).
         Improves the incumbent in place and returns a valid lower bound."""
@@ -775,7 +886,7 @@ cdef class Engine:
         cdef int32_t* order = &self.feature_orders[level][0]
         cdef int fi = 0
         cdef bint claiming = level == 0 and self.shared != NULL
-        self._order_features(level, data, nn, counts, order)
+        self._order_features(level, node, order)
         while True:
             if claiming:
                 fi = share_claim(self.shared)
@@ -790,8 +901,7 @@ cdef class Engine:
                 if self.cost < node_lb:
                     node_lb = self.cost
                 break
-            self._branch(level, data, nn, counts, depth, f, gap, &ub, &best_val,
-                         &best_tree, &node_lb, known_lb)
+            self._branch(level, node, depth, f, gap, &ub, &best_val, &best_tree, &node_lb, known_lb)
         # pruned thresholds were cut against some ub_t >= ub: they are >= ub - gap_here
         if ub - gap_here < node_lb:
             node_lb = ub - gap_here
@@ -809,11 +919,13 @@ cdef class Engine:
             if other < ub[0]:
                 ub[0] = other
 
-    cdef void _branch(self, int level, Elem* data, int nn, int32_t* counts, int depth, int f,
-                      double gap, double* ub, double* best_val, int32_t* best_tree,
-                      double* node_lb, double known_lb) noexcept nogil:
+    cdef void _branch(self, int level, Node* node, int depth, int f, double gap, double* ub,
+                      double* best_val, int32_t* best_tree, double* node_lb,
+                      double known_lb) noexcept nogil:
         """Algorithm 1 for one feature, in the sound form of the notes §4.5."""
-        cdef Elem* arr = data + <size_t>f * nn
+        cdef int nn = node.size
+        cdef int32_t* counts = node.counts
+        cdef Elem* arr = NULL
         cdef int32_t* P = &self.positions[level][0]
         cdef vector[Interval]* Q = &self.queues[level]
         cdef size_t head = 0
@@ -824,18 +936,24 @@ cdef class Engine:
         cdef Interval iv, nv
         cdef Split1 s_l, s_r
         cdef Result child[2]                 # [0] left child, [1] right child
-        cdef Elem* child_data[2]
-        cdef int child_size[2]
-        cdef int32_t* child_counts[2]
-        cdef uint64_t child_h1[2]
-        cdef uint64_t child_h2[2]
-        cdef int a, b
+        cdef Node child_node[2]
+        cdef int a, b, n_hi
         cdef int32_t tree_l, tree_r
         cdef bint have_val, left_zero, right_zero
-        for k in range(1, nn):
-            if arr[k].rank != arr[k - 1].rank and k >= ml and nn - k >= ml:
-                P[m] = k
-                m += 1
+        if self.binary:
+            # one threshold: low values left
+            n_hi = 0
+            for k in range(self.K):
+                n_hi += self._mask_count(node.mask, f, k)
+            if 0 < n_hi < nn and nn - n_hi >= ml and n_hi >= ml:
+                P[0] = nn - n_hi
+                m = 1
+        else:
+            arr = node.elems + <size_t>f * nn
+            for k in range(1, nn):
+                if arr[k].rank != arr[k - 1].rank and k >= ml and nn - k >= ml:
+                    P[m] = k
+                    m += 1
         if m == 0:
             return
         zero_r = m
@@ -905,7 +1023,7 @@ cdef class Engine:
             tree_l = -1
             tree_r = -1
             if depth == 2:
-                self._d2(data, nn, f, pos, counts, &s_l, &s_r)
+                self._d2(node.elems, nn, f, pos, counts, &s_l, &s_r)
                 lb_l = s_l.val
                 lb_r = s_r.val
                 val_w = s_l.val + s_r.val + cost
@@ -915,7 +1033,7 @@ cdef class Engine:
             else:
                 nl = pos
                 nr = nn - pos
-                self._partition(level, data, nn, f, pos, child_h1, child_h2)
+                self._partition(level, node, f, pos, child_node)
                 eta = 0
                 if self.prune:
                     eta = pos - P[i]
@@ -924,20 +1042,12 @@ cdef class Engine:
                 bound = ub[0] - gap_here - cost
                 # larger child first with the full bound, the other with what is
                 # left of it (+ eta, so NB can still decide the whole interval)
-                child_data[0] = &self.children[level][0]
-                child_data[1] = child_data[0] + <size_t>nl * self.p
-                child_size[0] = nl
-                child_size[1] = nr
-                child_counts[0] = &self.cnt_left[level][0]
-                child_counts[1] = &self.cnt_right[level][0]
                 a = 0 if nl >= nr else 1
                 b = 1 - a
-                child[a] = self._solve(level + 1, child_data[a], child_size[a], child_counts[a],
-                                       depth - 1, bound, 0.0, child_h1[a], child_h2[a])
+                child[a] = self._solve(level + 1, &child_node[a], depth - 1, bound, 0.0)
                 bound_b = bound - child[a].lb + eta
                 if bound_b > EPS:
-                    child[b] = self._solve(level + 1, child_data[b], child_size[b], child_counts[b],
-                                           depth - 1, bound_b, 0.0, child_h1[b], child_h2[b])
+                    child[b] = self._solve(level + 1, &child_node[b], depth - 1, bound_b, 0.0)
                     have_val = True
                 else:
                     child[b].lb = 0.0      # skipped: only the trivial bound is known
@@ -958,7 +1068,10 @@ cdef class Engine:
                 if depth == 2:
                     tree_l = self._make_stump(&s_l)
                     tree_r = self._make_stump(&s_r)
-                best_tree[0] = self._new_node(f, arr[pos - 1].rank, arr[pos].rank, tree_l, tree_r)
+                if self.binary:
+                    best_tree[0] = self._new_node(f, 0, 1, tree_l, tree_r)
+                else:
+                    best_tree[0] = self._new_node(f, arr[pos - 1].rank, arr[pos].rank, tree_l, tree_r)
                 if val_w < ub[0]:
                     ub[0] = val_w
                 if level == 0 and self.shared != NULL:
@@ -1032,6 +1145,13 @@ cdef inline void _offer(int err, int prefix_err, int cnt_s, int feature, int lo,
     else:
         # each further instance of this child changes the error by at most one
         skip[0] = cnt_s + (err - target[0]) + 1
+
+
+cdef inline uint64_t _mix64(uint64_t x) noexcept nogil:
+    """splitmix64 finaliser: a well-spread hash of one word."""
+    x = (x ^ (x >> 30)) * <uint64_t>0xbf58476d1ce4e5b9
+    x = (x ^ (x >> 27)) * <uint64_t>0x94d049bb133111eb
+    return x ^ (x >> 31)
 
 
 cdef inline int _popcount_and(uint64_t* a, uint64_t* b, int words) noexcept nogil:
