@@ -83,6 +83,7 @@ cdef class SharedRoot:
 
 
 cdef double EPS = 1e-9
+cdef int ARCHIVE = 4             # solved sets remembered per depth for the similarity bound
 cdef int NEVER = 0x7fffffff       # a D2Split scan position that is never reached
 cdef int32_t LEAF = 0          # pool index of the shared leaf node
 
@@ -159,6 +160,9 @@ cdef class Engine:
     cdef vector[uint64_t] root_mask
     cdef vector[vector[uint64_t]] child_masks   # per level: left child's mask, then the right's
     cdef vector[uint64_t] masked           # depth-two scratch: node & feature, compacted words
+    cdef vector[vector[uint64_t]] archive_masks   # per depth: recently solved sets ...
+    cdef vector[vector[double]] archive_lbs       # ... and their lower bounds
+    cdef vector[int] archive_used, archive_next
     cdef vector[int32_t] single_counts     # [f * K + c]: class c with feature f at its high value
     cdef vector[int32_t] pair_counts       # [(i * p + j) * K + c]: ... with both i and j high
     cdef vector[Elem] root
@@ -183,7 +187,7 @@ cdef class Engine:
     cdef bint poll_signals
     cdef double next_poll
     cdef double root_lb
-    cdef public long long n_subproblems, n_d2, n_cache_hits
+    cdef public long long n_subproblems, n_d2, n_cache_hits, n_similarity_prunes
     cdef SharedRoot shared_owner
     cdef RootShare* shared                   # NULL when this engine searches alone
 
@@ -259,6 +263,7 @@ cdef class Engine:
         self.n_subproblems = 0
         self.n_d2 = 0
         self.n_cache_hits = 0
+        self.n_similarity_prunes = 0
         self.shared_owner = None
         self.shared = NULL
 
@@ -281,6 +286,13 @@ cdef class Engine:
         self.masked.resize(<size_t>(self.p + self.K) * W)
         self.single_counts.resize(<size_t>self.p * self.K)
         self.pair_counts.resize(<size_t>self.p * self.p * self.K)
+        self.archive_masks.resize(levels + 1)
+        self.archive_lbs.resize(levels + 1)
+        self.archive_used.assign(levels + 1, 0)
+        self.archive_next.assign(levels + 1, 0)
+        for lvl in range(levels + 1):
+            self.archive_masks[lvl].resize(<size_t>ARCHIVE * W)
+            self.archive_lbs[lvl].resize(ARCHIVE)
 
     def share_root_with(self, SharedRoot shared):
         """Claim root features from ``shared`` instead of searching them all."""
@@ -797,6 +809,34 @@ cdef class Engine:
         h1[0] = a
         h2[0] = b
 
+    cdef double _similarity_bound(self, Node* node, int depth) noexcept nogil:
+        """max over remembered sets D' of depth ``depth``: lb(D') - |D' minus D|
+        (each removed instance lowers the optimum by at most one; added ones
+        cannot lower it).  O(words) per remembered set with bitsets."""
+        cdef int W = self.words, e, w, removed
+        cdef double best = 0.0, bound
+        cdef uint64_t* old
+        for e in range(self.archive_used[depth]):
+            old = &self.archive_masks[depth][<size_t>e * W]
+            removed = 0
+            for w in range(W):
+                removed += popcount64(old[w] & ~node.mask[w])
+            bound = self.archive_lbs[depth][e] - removed
+            if bound > best:
+                best = bound
+        return best
+
+    cdef void _remember(self, Node* node, int depth, double lb) noexcept nogil:
+        """Keep a solved set for the similarity bound (ring of ARCHIVE sets per depth)."""
+        cdef int W = self.words, e = self.archive_next[depth], w
+        cdef uint64_t* slot = &self.archive_masks[depth][<size_t>e * W]
+        for w in range(W):
+            slot[w] = node.mask[w]
+        self.archive_lbs[depth][e] = lb
+        self.archive_next[depth] = (e + 1) % ARCHIVE
+        if self.archive_used[depth] < ARCHIVE:
+            self.archive_used[depth] += 1
+
     cdef inline int _mask_count(self, uint64_t* mask, int f, int c) noexcept nogil:
         """Instances of class c in the set with feature f at its high value."""
         cdef int W = self.words, w, total = 0
@@ -827,6 +867,7 @@ cdef class Engine:
         cdef Entry entry
         cdef unordered_map[uint64_t, Entry].iterator it
         cdef bint cached = False
+        cdef double sim
         # a split costs at least `cost`: a leaf that good needs no search
         known_lb = leaf if leaf < self.cost else self.cost
         if level == 0 and self.root_lb > known_lb:
@@ -854,6 +895,17 @@ cdef class Engine:
                 if entry.val < best_val:
                     best_val = entry.val
                     best_tree = entry.tree
+        if self.binary and self.prune:
+            # similarity bound against recently solved sets of the same depth
+            sim = self._similarity_bound(node, depth)
+            if sim > known_lb:
+                known_lb = sim
+            if known_lb >= ub_in - EPS:
+                self.n_similarity_prunes += 1
+                res.lb = known_lb
+                res.val = best_val
+                res.tree = best_tree
+                return res
         self.n_subproblems += 1
         if depth == 2 and self.binary:
             # every feature has one threshold: count pairs instead of scanning
@@ -864,6 +916,8 @@ cdef class Engine:
         res.lb = node_lb
         res.val = best_val
         res.tree = best_tree
+        if self.binary and not self.aborted:
+            self._remember(node, depth, node_lb)
         if not self.aborted and (cached or self.cache.size() < self.max_entries):
             entry.h2 = h2
             entry.size = nn
