@@ -206,7 +206,7 @@ cdef class Engine:
         self.gap = gap
         self.min_leaf = min_leaf
         self.prune = min_leaf <= 1
-        self.binary = max_depth >= 2 and all(int(np.max(rank[f], initial=0)) <= 1 for f in range(self.p))
+        self.binary = max_depth >= 2 and bool(np.all(np.asarray(rank) <= 1))
         if self.binary:
             self._init_bitsets(rank, y, max(max_depth, 1) + 1)
         self.root.resize(<size_t>self.n * self.p)
@@ -268,7 +268,7 @@ cdef class Engine:
         self.shared = NULL
 
     cdef void _init_bitsets(self, int32_t[:, ::1] rank, int32_t[::1] y, int levels):
-        cdef int f, i, c, lvl, W
+        cdef int f, i, lvl, W
         W = (self.n + 63) >> 6
         self.words = W
         self.feature_bits.assign(<size_t>self.p * W, 0)
@@ -434,9 +434,6 @@ cdef class Engine:
         cdef Elem* arr = data + <size_t>f1 * nn
         cdef int k, c, f2, s, suf, cnt_s, best_c, err
         cdef int ntot[2]
-        cdef int cnt[2]
-        cdef int mx[2]
-        cdef int prev[2]
         cdef int skip[2]
         cdef int target[2]      # a split must make fewer errors than this to win
         cdef int prefix_err
@@ -474,9 +471,6 @@ cdef class Engine:
             arr = data + <size_t>f2 * nn
             memset(cc, 0, 2 * K * sizeof(int32_t))
             for s in range(2):
-                cnt[s] = 0
-                mx[s] = 0
-                prev[s] = -1
                 skip[s] = NEVER if target[s] <= 0 else start_skip
             if K == 2:
                 # two classes: one running count of label 1 per side replaces the
@@ -513,28 +507,39 @@ cdef class Engine:
                     ones_left += s & e.label
                     ones_all += e.label
                 continue
+            # any number of classes: per-class counts in memory, everything
+            # else in registers; class maxima only when a position is scored
+            n_left = 0
+            prev_l = -1
+            prev_r = -1
+            skip_l = skip[1]
+            skip_r = skip[0]
             for k in range(nn):
                 e = arr[k]
                 s = flag[e.id]
-                cnt_s = cnt[s]
-                if cnt_s >= skip[s] and e.rank != prev[s] and ntot[s] - cnt_s >= ml:
+                cnt_s = n_left if s else k - n_left
+                pv = prev_l if s else prev_r
+                if cnt_s >= (skip_l if s else skip_r) and e.rank != pv and ntot[s] - cnt_s >= ml:
                     fqs = fq + s * K
                     ccs = cc + s * K
                     suf = 0
+                    best_c = 0
                     for c in range(K):
                         if fqs[c] - ccs[c] > suf:
                             suf = fqs[c] - ccs[c]
-                    prefix_err = cnt_s - mx[s]
+                        if ccs[c] > best_c:
+                            best_c = ccs[c]
+                    prefix_err = cnt_s - best_c
                     err = prefix_err + (ntot[s] - cnt_s - suf)
-                    _offer(err, prefix_err, cnt_s, f2, prev[s], e.rank, &target[s], &skip[s], out[s])
-                    if skip[0] == NEVER and skip[1] == NEVER:
+                    _offer(err, prefix_err, cnt_s, f2, pv, e.rank, &target[s], &skip[s], out[s])
+                    skip_l = skip[1]
+                    skip_r = skip[0]
+                    if skip_l == NEVER and skip_r == NEVER:
                         break
-                prev[s] = e.rank
-                c = s * K + e.label
-                cc[c] += 1
-                best_c = cc[c]
-                mx[s] = best_c if best_c > mx[s] else mx[s]
-                cnt[s] = cnt_s + 1
+                prev_l = e.rank if s else prev_l
+                prev_r = prev_r if s else e.rank
+                n_left += s
+                cc[s * K + e.label] += 1
         for s in range(2):
             if out[s].feature >= 0:
                 out[s].val = target[s] + cost
@@ -545,7 +550,7 @@ cdef class Engine:
         from popcounts of bitset intersections, O(K p^2 words), and every
         depth-two tree is then scored from counts alone, O(K p^2)."""
         cdef int p = self.p, K = self.K, ml = self.min_leaf, nn = node.size
-        cdef int W = self.words, words = 0, k, f, i, j, c, w, total, acc
+        cdef int W = self.words, words = 0, f, i, j, c, w, total, acc
         cdef int n_hi, n_lo, root = -1
         cdef int side_best_j[2]
         cdef int root_j[2]
@@ -860,9 +865,8 @@ cdef class Engine:
         cdef int nn = node.size
         cdef uint64_t h2 = node.h2
         cdef double leaf = self._leaf_error(node.counts, nn)
-        cdef double known_lb, best_val, ub, node_lb, gap_here = gap
+        cdef double known_lb, best_val, node_lb
         cdef int32_t best_tree = LEAF
-        cdef int f
         cdef uint64_t key
         cdef Entry entry
         cdef unordered_map[uint64_t, Entry].iterator it
