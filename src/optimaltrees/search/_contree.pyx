@@ -416,10 +416,10 @@ cdef class Engine:
     cdef void _depth_one(self, Elem* data, int nn, int32_t* counts, Split1* out) noexcept nogil:
         """Best depth-1 tree: D2Split with every instance in the left child."""
         cdef Split1 unused
-        self._d2(data, nn, 0, nn, counts, out, &unused)
+        self._d2(data, nn, 0, nn, counts, out, &unused, self.min_leaf)
 
     cdef void _d2(self, Elem* data, int nn, int f1, int pos, int32_t* counts,
-                  Split1* bl, Split1* br) noexcept nogil:
+                  Split1* bl, Split1* br, int ml) noexcept nogil:
         """D2Split (Algorithm 2, with the notes' corrections): the optimal
         depth-1 subtrees of both children of the root split (f1, pos) in one
         scan of every feature.  Multi-class leaf errors, evaluation only where
@@ -427,7 +427,7 @@ cdef class Engine:
 
         State is indexed by side (1 = left child, 0 = right child) so the scan
         has no data-dependent branch except the rare evaluation."""
-        cdef int K = self.K, ml = self.min_leaf
+        cdef int K = self.K
         cdef int32_t* fq = &self.fql[0]        # [side * K + class]: class counts per child
         cdef int32_t* cc = &self.cl[0]         # [side * K + class]: counts passed so far
         cdef uint8_t* flag = &self.flag[0]
@@ -991,7 +991,10 @@ cdef class Engine:
         cdef double gap_here = gap, cost = self.cost
         cdef double sp, du, dv, lb_l, lb_r, lb_w, val_w, bound, bound_b, delta
         cdef Interval iv, nv
-        cdef Split1 s_l, s_r
+        cdef Split1 s_l, s_r, u_l, u_r
+        # lower bounds obey the similarity bound: always without leaf sizes,
+        # and at depth two with them (bounds from unconstrained D2Split)
+        cdef bint similar = self.prune or depth == 2
         cdef Result child[2]                 # [0] left child, [1] right child
         cdef Node child_node[2]
         cdef int a, b, n_hi
@@ -1037,7 +1040,7 @@ cdef class Engine:
                     iv = Q[0][head]
                     head += 1
                     sp = cost
-                    if self.prune:
+                    if similar:
                         sp = iv.u_left + iv.v_right + cost
                     if sp < node_lb[0]:
                         node_lb[0] = sp
@@ -1045,7 +1048,7 @@ cdef class Engine:
             i = iv.i
             j = iv.j
             self._sync_root(level, ub)
-            if self.prune:
+            if similar:
                 # SP: every w in (u, v) has left >= left(u) and right >= right(v)
                 sp = iv.u_left + iv.v_right + cost
                 if sp >= ub[0] - gap_here - EPS:
@@ -1080,13 +1083,20 @@ cdef class Engine:
             tree_l = -1
             tree_r = -1
             if depth == 2:
-                self._d2(node.elems, nn, f, pos, counts, &s_l, &s_r)
-                lb_l = s_l.val
-                lb_r = s_r.val
+                self._d2(node.elems, nn, f, pos, counts, &s_l, &s_r, ml)
                 val_w = s_l.val + s_r.val + cost
                 have_val = True
                 left_zero = s_l.val <= EPS
                 right_zero = s_r.val <= EPS
+                if self.prune:
+                    lb_l = s_l.val
+                    lb_r = s_r.val
+                else:
+                    # leaf sizes break the similarity bound, but not for the
+                    # unconstrained optimum, which bounds the constrained one
+                    self._d2(node.elems, nn, f, pos, counts, &u_l, &u_r, 1)
+                    lb_l = u_l.val
+                    lb_r = u_r.val
             else:
                 nl = pos
                 nr = nn - pos
@@ -1118,7 +1128,12 @@ cdef class Engine:
                 tree_r = child[1].tree
                 val_w = child[0].val + child[1].val + cost
             lb_w = lb_l + lb_r + cost
-            if lb_w < node_lb[0]:
+            # this threshold's share of the node's bound: its exact value when
+            # D2Split gave one (tighter than the unconstrained lb_w under leaf sizes)
+            if depth == 2:
+                if val_w < node_lb[0]:
+                    node_lb[0] = val_w
+            elif lb_w < node_lb[0]:
                 node_lb[0] = lb_w
             if have_val and val_w < best_val[0] - EPS:
                 best_val[0] = val_w
@@ -1135,7 +1150,7 @@ cdef class Engine:
                     share_offer(self.shared, val_w)
                 if val_w <= known_lb + gap_here + EPS:
                     return
-            if not self.prune:
+            if not similar:
                 if i <= w - 1:
                     nv = iv
                     nv.i = i
@@ -1147,10 +1162,11 @@ cdef class Engine:
                     nv.j = j
                     Q.push_back(nv)
                 continue
-            # an exact zero on one side (Theorem 2); the solved side suffices
-            if left_zero and w > zero_l:
+            # an exact zero on one side (Theorem 2); the solved side suffices.
+            # Monotonicity fails under leaf sizes, so only without them.
+            if self.prune and left_zero and w > zero_l:
                 zero_l = w
-            if right_zero and w < zero_r:
+            if self.prune and right_zero and w < zero_r:
                 zero_r = w
             # NB: neighbours that move <= delta instances cannot improve
             delta = lb_w - (ub[0] - gap_here)
