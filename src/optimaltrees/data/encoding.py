@@ -44,12 +44,12 @@ def threshold_between(lo: float, hi: float) -> float:
 
     The plain midpoint can round up to ``hi`` when the two values are adjacent
     floats; then ``lo`` itself is the only threshold that still routes both
-    sides correctly with ``x <= t``.  Near the float range the difference
-    overflows, so the halves are added instead.
+    sides correctly with ``x <= t``.
     """
-    t = lo + (hi - lo) / 2.0
-    if not np.isfinite(t):  # hi - lo overflowed; halves cannot
-        t = lo / 2.0 + hi / 2.0
+    # Halving is exact (bar subnormals), so the sum of halves is the correctly
+    # rounded midpoint; lo + (hi - lo) / 2 loses it when lo and hi differ in
+    # sign, and hi - lo can overflow.
+    t = lo / 2.0 + hi / 2.0
     if not (lo <= t < hi):
         t = lo
     return t

@@ -227,8 +227,9 @@ cdef class Engine:
         self.positions.resize(levels)
         self.queues.resize(levels)
         for lvl in range(levels):
-            # only nodes with >= 3 levels left partition (depth-2 nodes use D2Split)
-            if lvl <= max_depth - 3:
+            # only nodes with >= 3 levels left partition (depth-2 nodes use D2Split),
+            # and the bitset layout partitions masks instead
+            if lvl <= max_depth - 3 and not self.binary:
                 self.children[lvl].resize(<size_t>self.n * self.p)
             self.cnt_left[lvl].resize(self.K)
             self.cnt_right[lvl].resize(self.K)
