@@ -222,17 +222,20 @@ def test_complexity_cost_prefers_a_leaf_when_splits_are_expensive():
 # Beyond the tiny instances: more rows, deeper trees, extreme float values
 # ---------------------------------------------------------------------------
 
+def _assert_proven_optimum(X, y, depth, expected):
+    clf = fit(X, y, max_depth=depth)
+    assert clf.objective_ == expected
+    assert clf.train_error_ == recompute_error(clf.tree_, X, y)
+    assert clf.is_optimal_
+    check_tree_invariants(clf, X, y, max_depth=depth)
+
+
 @settings(max_examples=n_examples(60), **SETTINGS)
 @given(instances(min_n=13, max_n=24, max_classes=4))
 def test_medium_instances_depth3(inst):
     X, y = inst
     _describe(X, y, max_depth=3)
-    expected = brute_force_objective(X, y, 3)
-    clf = fit(X, y, max_depth=3)
-    assert clf.objective_ == expected
-    assert clf.train_error_ == recompute_error(clf.tree_, X, y)
-    assert clf.is_optimal_
-    check_tree_invariants(clf, X, y, max_depth=3)
+    _assert_proven_optimum(X, y, 3, brute_force_objective(X, y, 3))
 
 
 @settings(max_examples=n_examples(60), **SETTINGS)
@@ -240,12 +243,7 @@ def test_medium_instances_depth3(inst):
 def test_larger_instances_depth2(inst):
     X, y = inst
     _describe(X, y, max_depth=2)
-    expected = depth2_objective(X, y)
-    clf = fit(X, y, max_depth=2)
-    assert clf.objective_ == expected
-    assert clf.train_error_ == recompute_error(clf.tree_, X, y)
-    assert clf.is_optimal_
-    check_tree_invariants(clf, X, y, max_depth=2)
+    _assert_proven_optimum(X, y, 2, depth2_objective(X, y))
 
 
 @settings(max_examples=n_examples(60), **SETTINGS)

@@ -122,22 +122,16 @@ def test_min_samples_leaf_subsample_against_exhaustive(name, msl):
     assert min(leaf_sizes(clf.tree_, X).values()) >= msl
 
 
-@pytest.mark.parametrize("name, gap", [("bank", 0.02), ("segment", 0.05), ("page", 0.01)])
-def test_max_gap_on_real_data(name, gap):
+@pytest.mark.parametrize("name, depth, gap", [
+    ("bank", 2, 0.02), ("segment", 2, 0.05), ("page", 2, 0.01),
+    pytest.param("segment", 3, 0.01, marks=pytest.mark.slow),
+    pytest.param("page", 3, 0.005, marks=pytest.mark.slow),
+    pytest.param("raisin", 3, 0.02, marks=pytest.mark.slow),
+])
+def test_max_gap_on_real_data(name, depth, gap):
     X, y = load(name)
-    opt = PEER[f"{name}:2"]
-    clf = OptimalTreeClassifier(max_depth=2, max_gap=gap).fit(X, y)
-    assert opt <= clf.objective_ <= opt + gap * len(y) + 1e-9
-    assert clf.lower_bound_ <= opt + 1e-9
-    assert clf.train_error_ == recompute_error(clf.tree_, X, y)
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name, gap", [("segment", 0.01), ("page", 0.005), ("raisin", 0.02)])
-def test_max_gap_depth3_on_real_data(name, gap):
-    X, y = load(name)
-    opt = PEER[f"{name}:3"]
-    clf = OptimalTreeClassifier(max_depth=3, max_gap=gap).fit(X, y)
+    opt = PEER[f"{name}:{depth}"]
+    clf = OptimalTreeClassifier(max_depth=depth, max_gap=gap).fit(X, y)
     assert opt <= clf.objective_ <= opt + gap * len(y) + 1e-9
     assert clf.lower_bound_ <= opt + 1e-9
     assert clf.objective_ - clf.lower_bound_ <= gap * len(y) + 1e-9
