@@ -14,7 +14,9 @@ from optimaltrees.data.validation import check_class_labels, check_fit_data, che
 
 from optimaltrees.model.export import export_text
 from optimaltrees.model.tree import Tree
+from optimaltrees.anytime import ProgressLine
 from optimaltrees.search.contree import search_tree
+from optimaltrees.search.strategies import SCHEDULES, STRATEGIES
 
 # Deeper searches need per-level buffers of n * p entries; 30 is far beyond what
 # any exact search can finish and keeps a typo from exhausting memory.
@@ -55,6 +57,27 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         Threads that split the root's features between them, pruning against
         each other's best tree.  None means 1, -1 all cores (scikit-learn's
         convention).  The result is the same optimum; memory grows per thread.
+        Used by ``search="exhaustive"``; the anytime strategies run on one thread.
+    search : str, default="exhaustive"
+        Order of the search, all over the same space and all complete (with
+        enough time each proves the same optimum):
+
+        - ``"exhaustive"``: ConTree's depth-first branch-and-bound, fastest to a proof.
+        - ``"blossom"``: anytime; the greedy tree at once (Gini splits, the
+          deepest by error), then whole levels optimised from the bottom up.
+        - ``"discrepancy"``, ``"top-k"``, ``"top-k*"``, ``"gain"``, ``"purity"``:
+          anytime; CA-DL8.5 restarts under a rule relaxed by ``schedule``
+          (limited discrepancy, the k best splits per node, k halved per level,
+          cumulative Gini-gain gap, node purity).  On numeric features the
+          candidate splits are the thresholds, ranked round-robin over features.
+    schedule : {"monotonic", "exponential", "luby"}, default="luby"
+        How an anytime strategy relaxes its rule between restarts.
+    callback : callable or None, default=None
+        ``callback(progress)`` with an :class:`optimaltrees.anytime.Progress`
+        (elapsed, objective, lower_bound, gap) on every better tree and about
+        twice a second; returning False stops the search and keeps the best tree.
+    verbose : bool, default=False
+        Show a live progress line (elapsed, incumbent, bound, gap).
 
     Attributes
     ----------
@@ -66,8 +89,12 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
     is_optimal_ : bool      objective_ is proven optimal
     timed_out_ : bool       the time limit stopped the search
     interrupted_ : bool     Ctrl-C stopped the search (the best tree so far is kept)
+    stopped_ : bool         the callback stopped the search
     fit_time_ : float       seconds spent in ``fit`` (validation, encoding, search, export)
-    stats_ : dict           subproblems, d2_calls, cache_hits, cache_entries
+    trace_ : list of TracePoint
+        (time, error, objective, lower_bound) at every better tree or bound;
+        errors never increase and bounds never decrease along it.
+    stats_ : dict           subproblems, d2_calls, cache_hits, cache_entries, restarts, ...
     """
 
     def __init__(
@@ -80,6 +107,10 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         min_samples_leaf: int = 1,
         memory_limit: float | None = None,
         n_jobs: int | None = None,
+        search: str = "exhaustive",
+        schedule: str = "luby",
+        callback=None,
+        verbose: bool = False,
     ) -> None:
         self.max_depth = max_depth
         self.time_limit = time_limit
@@ -88,6 +119,10 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         self.min_samples_leaf = min_samples_leaf
         self.memory_limit = memory_limit
         self.n_jobs = n_jobs
+        self.search = search
+        self.schedule = schedule
+        self.callback = callback
+        self.verbose = verbose
 
     # -- parameters ------------------------------------------------------------
     def _check_params(self) -> None:
@@ -110,6 +145,14 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
             raise TypeError(f"min_samples_leaf must be an integer, got {m!r}")
         if m < 1:
             raise ValueError(f"min_samples_leaf must be >= 1, got {m}")
+        if not isinstance(self.search, str) or self.search not in STRATEGIES:
+            raise ValueError(f"search must be one of {', '.join(map(repr, STRATEGIES))}, got {self.search!r}")
+        if not isinstance(self.schedule, str) or self.schedule not in SCHEDULES:
+            raise ValueError(f"schedule must be one of {', '.join(map(repr, SCHEDULES))}, got {self.schedule!r}")
+        if self.callback is not None and not callable(self.callback):
+            raise TypeError(f"callback must be callable or None, got {self.callback!r}")
+        if not isinstance(self.verbose, (bool, np.bool_, numbers.Integral)):
+            raise TypeError(f"verbose must be a bool, got {self.verbose!r}")
 
     # -- fitting ---------------------------------------------------------------
     def fit(self, X, y) -> "OptimalTreeClassifier":
@@ -126,15 +169,33 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         self.n_classes_ = len(self.classes_)
         n = X.shape[0]
         node_cost = float(self.complexity_cost) * n
-        result = search_tree(
-            X, y_index, self.n_classes_, int(self.max_depth),
-            node_cost=node_cost,
-            max_gap=float(self.max_gap) * n,
-            min_samples_leaf=int(self.min_samples_leaf),
-            time_limit=self.time_limit,
-            memory_limit_mb=self.memory_limit,
-            n_threads=effective_n_jobs(self.n_jobs),
-        )
+        line = ProgressLine(self.time_limit) if self.verbose else None
+        user_callback = self.callback
+
+        def callback(progress):
+            if line is not None:
+                line.update(progress)
+            if user_callback is not None:
+                return user_callback(progress)
+            return True
+
+        try:
+            result = search_tree(
+                X, y_index, self.n_classes_, int(self.max_depth),
+                node_cost=node_cost,
+                max_gap=float(self.max_gap) * n,
+                min_samples_leaf=int(self.min_samples_leaf),
+                time_limit=self.time_limit,
+                memory_limit_mb=self.memory_limit,
+                n_threads=effective_n_jobs(self.n_jobs),
+                strategy=self.search,
+                schedule=self.schedule,
+                callback=callback if (line is not None or user_callback is not None) else None,
+                progress_every=0.2 if line is not None else 0.5,
+            )
+        finally:
+            if line is not None:
+                line.close()
         tree = result.tree
         errors = tree.training_errors()
         objective = errors + node_cost * tree.n_branch_nodes
@@ -158,7 +219,9 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         if result.interrupted:
             warnings.warn("search interrupted (Ctrl-C): returning the best tree found so far, "
                           "not proven optimal", RuntimeWarning, stacklevel=2)
-        stopped_early = result.timed_out or result.interrupted
+        self.stopped_ = result.stopped
+        self.trace_ = result.trace
+        stopped_early = result.timed_out or result.interrupted or result.stopped
         self.is_optimal_ = (not stopped_early) and objective - self.lower_bound_ <= 1e-9 * max(1.0, objective)
         self.gap_ = objective - self.lower_bound_
         self.fit_time_ = time.perf_counter() - start

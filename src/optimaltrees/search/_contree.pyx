@@ -21,6 +21,7 @@ from libc.string cimport memset
 from libc.math cimport ceil, floor, INFINITY
 from libcpp.vector cimport vector
 from libcpp.unordered_map cimport unordered_map
+from libcpp.algorithm cimport sort as cpp_sort
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
 from cython.operator cimport dereference as cython_deref
 
@@ -83,6 +84,26 @@ cdef class SharedRoot:
 
 
 cdef double EPS = 1e-9
+
+# Search rules: how a strategy restricts the splits a node may try in one
+# restart (the CA-DL8.5 "rule"; Blossom's greedy-above-height phases).
+# RULE_NONE is the exhaustive ConTree search.
+cdef enum:
+    RULE_NONE = 0
+    RULE_HEIGHT = 1          # nodes more than budget+1 levels above the leaves: first split only
+    RULE_PURITY = 2          # a node whose purity reaches `budget` is not expanded
+    RULE_GAIN = 3            # cumulative Gini-gain gap along the path <= budget
+    RULE_DISCREPANCY = 4     # cumulative candidate rank along the path <= budget
+    RULE_TOPK = 5            # the first budget+1 candidates of every node
+    RULE_TOPK_STAR = 6       # ... halved at each level (at least one)
+
+RULES = {"exhaustive": RULE_NONE, "blossom": RULE_HEIGHT, "purity": RULE_PURITY,
+         "gain": RULE_GAIN, "discrepancy": RULE_DISCREPANCY, "top-k": RULE_TOPK,
+         "top-k*": RULE_TOPK_STAR}
+
+# A node's rule state (the path's spent budget) is FREE when the rule can no
+# longer cut anything below it: the node and its subtree search exhaustively.
+cdef double FREE = -1.0
 cdef int ARCHIVE = 4             # solved sets remembered per depth for the similarity bound
 cdef int NEVER = 0x7fffffff       # a D2Split scan position that is never reached
 cdef int32_t LEAF = 0          # pool index of the shared leaf node
@@ -127,6 +148,13 @@ cdef struct Node:
     int32_t* counts            # class counts
     uint64_t h1                # set hashes: the cache key
     uint64_t h2
+
+cdef struct Cand:              # one candidate split of a node, for the rule strategies
+    double score               # weighted Gini impurity of the two children (lower = better)
+    int32_t f
+    int32_t pos                # left child's size
+    int32_t lo                 # largest rank sent left
+    int32_t hi                 # smallest rank sent right
 
 cdef struct Split1:            # best depth-1 subtree of one child in D2Split
     double val
@@ -188,6 +216,21 @@ cdef class Engine:
     cdef double next_poll
     cdef double root_lb
     cdef public long long n_subproblems, n_d2, n_cache_hits, n_similarity_prunes
+    cdef int rule                            # RULE_*: the strategy's restriction this restart
+    cdef double budget                       # the rule's parameter this restart
+    cdef int rule_from_depth                 # shallower nodes are exact (depth-one/two solvers)
+    cdef vector[vector[Cand]] cands          # per level: candidate splits in rank order
+    cdef vector[Cand] cand_scratch
+    cdef vector[int32_t] cand_start, cand_feature_order
+    cdef public long long n_rule_cuts        # candidates (or nodes) a rule kept out this restart
+    cdef public double min_cut_gap           # gain rule: smallest path gap that was cut
+    cdef double best_root_val                # best objective at the root this solve
+    cdef int32_t best_root_tree
+    cdef bint has_hook
+    cdef object hook                         # hook(objective or None, tree) -> False to stop
+    cdef object hook_error
+    cdef double hook_every, next_hook
+    cdef public bint stopped_by_hook
     cdef SharedRoot shared_owner
     cdef RootShare* shared                   # NULL when this engine searches alone
 
@@ -267,6 +310,21 @@ cdef class Engine:
         self.n_similarity_prunes = 0
         self.shared_owner = None
         self.shared = NULL
+        self.rule = RULE_NONE
+        self.budget = 0.0
+        # the binary layout solves depth-two nodes exactly by counting, so rules
+        # start one level higher there; D2Split solves depth-one children exactly
+        self.rule_from_depth = 3 if self.binary else 2
+        self.cands.resize(levels)
+        self.cand_start.resize(self.p + 1)
+        self.cand_feature_order.resize(self.p)
+        self.n_rule_cuts = 0
+        self.min_cut_gap = INFINITY
+        self.has_hook = False
+        self.hook = None
+        self.hook_error = None
+        self.hook_every = 0.5
+        self.stopped_by_hook = False
 
     cdef void _init_bitsets(self, int32_t[:, ::1] rank, int32_t[::1] y, int levels):
         cdef int f, i, lvl, W
@@ -300,23 +358,52 @@ cdef class Engine:
         self.shared_owner = shared
         self.shared = shared.share
 
-    def solve(self, double time_limit=-1.0, double root_lower_bound=0.0):
+    def set_rule(self, int rule, double budget):
+        """Restrict the next solve by a strategy's rule (RULES) at this budget.
+
+        The cache carries over between solves: a result proven under any rule
+        is exact, and every stored lower bound stays valid, so each restart
+        resumes from what earlier ones proved."""
+        if rule < RULE_NONE or rule > RULE_TOPK_STAR:
+            raise ValueError(f"unknown rule {rule}")
+        self.rule = rule
+        self.budget = budget
+
+    def set_hook(self, hook, double every=0.5):
+        """Call ``hook(objective, tree)`` when the root's best tree improves and
+        ``hook(None, -1)`` every ``every`` seconds; a False return stops the search."""
+        self.hook = hook
+        self.has_hook = hook is not None
+        self.hook_every = every
+
+    def solve(self, double time_limit=-1.0, double root_lower_bound=0.0,
+              double upper_bound=INFINITY):
         """Run the search; returns (objective, lower_bound, root, timed_out).
 
         ``root_lower_bound`` is a bound the caller already knows (e.g. from
         duplicate rows with conflicting labels); it tightens the root's bound
-        and stops the search as soon as a tree meets it."""
+        and stops the search as soon as a tree meets it.  Only trees better
+        than ``upper_bound`` are sought (a restart's incumbent); when none is
+        found the returned objective may be worse than it."""
         cdef Result res
         cdef Split1 best
         cdef Node root
         cdef int i
+        cdef double spent = FREE if self.rule == RULE_NONE else 0.0
         self.t_start = now()
         self.t_limit = time_limit if time_limit > 0 else INFINITY
         self.aborted = False
         self.interrupted = False
+        self.stopped_by_hook = False
+        self.hook_error = None
         self.poll_signals = threading.current_thread() is threading.main_thread()
         self.next_poll = self.t_start + 0.1
+        self.next_hook = self.t_start + self.hook_every
         self.root_lb = root_lower_bound
+        self.best_root_val = upper_bound
+        self.best_root_tree = -1
+        self.n_rule_cuts = 0
+        self.min_cut_gap = INFINITY
         with nogil:
             if self.max_depth >= 2:
                 root.elems = &self.root[0]
@@ -333,7 +420,7 @@ cdef class Engine:
                     for i in range(self.n):
                         root.h1 += self.rnd1[i]
                         root.h2 ^= self.rnd2[i]
-                res = self._solve(0, &root, self.max_depth, INFINITY, self.gap)
+                res = self._solve(0, &root, self.max_depth, upper_bound, self.gap, spent)
             elif self.max_depth == 1:
                 self._depth_one(&self.root[0], self.n, &self.root_counts[0], &best)
                 res.val = best.val
@@ -343,7 +430,40 @@ cdef class Engine:
                 res.val = self._leaf_error(&self.root_counts[0], self.n)
                 res.lb = res.val
                 res.tree = LEAF
+        if self.hook_error is not None:
+            err, self.hook_error = self.hook_error, None
+            raise err
         return res.val, res.lb, res.tree, bool(self.aborted)
+
+    cdef void _root_improved(self, double val, int32_t tree) noexcept nogil:
+        """A better tree at the root: remember it and tell the hook at once
+        (the anytime trace), so a stop keeps it even mid-restart."""
+        if val < self.best_root_val - EPS:
+            self.best_root_val = val
+            self.best_root_tree = tree
+            if self.has_hook:
+                with gil:
+                    self._call_hook(val, tree)
+
+    cdef void _call_hook(self, object val, int32_t tree):
+        try:
+            keep_going = self.hook(val, tree)
+        except KeyboardInterrupt:      # Ctrl-C while the hook ran: as when polled
+            self.interrupted = True
+            self.aborted = True
+            return
+        except BaseException as exc:   # re-raised by solve() once the search unwinds
+            self.hook_error = exc
+            self.aborted = True
+            return
+        if keep_going is False:
+            self.stopped_by_hook = True
+            self.aborted = True
+
+    @property
+    def best_root(self):
+        """(objective, tree) of the best root tree found by the last solve, tree -1 if none."""
+        return self.best_root_val, self.best_root_tree
 
     def tree_arrays(self):
         """The node pool as numpy arrays (feature, lo, hi, left, right)."""
@@ -386,6 +506,10 @@ cdef class Engine:
         elif self.poll_signals and t >= self.next_poll:
             self.next_poll = t + 0.1
             self._poll_signals()
+        if self.has_hook and t >= self.next_hook and not self.aborted:
+            self.next_hook = t + self.hook_every
+            with gil:
+                self._call_hook(None, -1)
         return self.aborted
 
     cdef void _poll_signals(self) noexcept nogil:
@@ -853,13 +977,15 @@ cdef class Engine:
 
     # ------------------------------------------------------------------- search
 
-    cdef Result _solve(self, int level, Node* node, int depth, double ub_in, double gap) noexcept nogil:
+    cdef Result _solve(self, int level, Node* node, int depth, double ub_in, double gap,
+                       double spent) noexcept nogil:
         """CT(D, d, UB): best tree of depth <= ``depth`` on this instance set.
         Only trees with objective < ub_in matter to the caller.  ``gap`` is the
         slack this node may leave: a threshold is pruned once it cannot improve
         the incumbent by more than ``gap``.  Only the root gets a slack; its
         subproblems are solved exactly, because a slack below the root weakens
         the lower bounds that prune at the root (and so costs more than it saves).
+        ``spent`` is the strategy rule's state on the path here (FREE: no rule).
         """
         cdef Result res
         cdef int nn = node.size
@@ -915,8 +1041,24 @@ cdef class Engine:
             # every feature has one threshold: count pairs instead of scanning
             self._binary_depth_two(node, &best_val, &best_tree)
             node_lb = best_val
+        elif spent == FREE or depth < self.rule_from_depth:
+            node_lb = self._search(level, node, depth, ub_in, gap, known_lb, &best_val, &best_tree, FREE)
+        elif self.rule == RULE_PURITY:
+            # a node rule: pure enough (by its best known tree) means not expanded
+            if self.budget > 1.0:
+                spent = FREE
+            elif 1.0 - best_val / nn >= self.budget - EPS:
+                self.n_rule_cuts += 1
+                res.lb = known_lb
+                res.val = best_val
+                res.tree = best_tree
+                return res
+            node_lb = self._search(level, node, depth, ub_in, gap, known_lb, &best_val, &best_tree, spent)
+        elif self.rule == RULE_HEIGHT and depth <= self.budget + 1:
+            node_lb = self._search(level, node, depth, ub_in, gap, known_lb, &best_val, &best_tree, FREE)
         else:
-            node_lb = self._search(level, node, depth, ub_in, gap, known_lb, &best_val, &best_tree)
+            node_lb = self._search_restricted(level, node, depth, ub_in, gap, known_lb,
+                                              &best_val, &best_tree, spent)
         res.lb = node_lb
         res.val = best_val
         res.tree = best_tree
@@ -932,7 +1074,8 @@ cdef class Engine:
         return res
 
     cdef double _search(self, int level, Node* node, int depth, double ub_in, double gap,
-                        double known_lb, double* best_val_io, int32_t* best_tree_io) noexcept nogil:
+                        double known_lb, double* best_val_io, int32_t* best_tree_io,
+                        double spent) noexcept nogil:
         """The ConTree search of one node: Branch over every feature (in Gini
         order; root features claimed from the shared counter when threaded).
         Improves the incumbent in place and returns a valid lower bound."""
@@ -959,7 +1102,8 @@ cdef class Engine:
                 if self.cost < node_lb:
                     node_lb = self.cost
                 break
-            self._branch(level, node, depth, f, gap, &ub, &best_val, &best_tree, &node_lb, known_lb)
+            self._branch(level, node, depth, f, gap, &ub, &best_val, &best_tree, &node_lb, known_lb,
+                         spent)
         # pruned thresholds were cut against some ub_t >= ub: they are >= ub - gap_here
         if ub - gap_here < node_lb:
             node_lb = ub - gap_here
@@ -968,6 +1112,233 @@ cdef class Engine:
         best_val_io[0] = best_val
         best_tree_io[0] = best_tree
         return node_lb
+
+    cdef double _search_restricted(self, int level, Node* node, int depth, double ub_in,
+                                   double gap, double known_lb, double* best_val_io,
+                                   int32_t* best_tree_io, double spent) noexcept nogil:
+        """One node under a candidate rule: try the node's candidate splits in
+        rank order (round-robin over features by Gini, each feature's thresholds
+        by Gini) while the rule admits them, the children under the rule's
+        updated state.  A result that skipped candidates proves nothing new:
+        its lower bound stays ``known_lb``, so no restart trusts it as exact."""
+        cdef int nn = node.size, K = self.K, ml = self.min_leaf, r, a, b, total, limit
+        cdef int levels = depth - self.rule_from_depth + 1
+        cdef double k = self.budget + 1.0, cost = self.cost
+        cdef double best_val = best_val_io[0], ub, bound, bound_b, lb_w, val_w, all_lb = INFINITY
+        cdef double child_spent, gap_c, best_score
+        cdef int32_t best_tree = best_tree_io[0], tree_l, tree_r
+        cdef bint cut = False, complete = True, dominated = False
+        cdef Cand c
+        cdef Split1 s_l, s_r
+        cdef Result child[2]
+        cdef Node child_node[2]
+        cdef vector[Cand]* cands = &self.cands[level]
+        # how many candidates the rule can admit here
+        if self.rule == RULE_DISCREPANCY:
+            limit = <int>min(self.budget - spent + 1.0, 1e9)
+        elif self.rule == RULE_TOPK:
+            limit = <int>min(k, 1e9)
+        elif self.rule == RULE_TOPK_STAR:
+            limit = <int>max(1.0, floor(min(k, 1e9) / (<double>(1 << min(level, 30)))))
+        elif self.rule == RULE_HEIGHT:
+            limit = 1
+        else:
+            limit = 0x7fffffff
+        total = self._rank_candidates(level, node, limit)
+        if self._unrestricted(level, depth, spent, total, k, levels):
+            return self._search(level, node, depth, ub_in, gap, known_lb, best_val_io,
+                                best_tree_io, FREE)
+        ub = ub_in if ub_in < best_val else best_val
+        best_score = cands[0][0].score if cands.size() > 0 else 0.0
+        for r in range(<int>cands.size()):
+            c = cands[0][r]
+            child_spent = 0.0
+            if self.rule == RULE_DISCREPANCY:
+                child_spent = spent + r
+                if child_spent > self.budget + EPS:
+                    cut = True
+                    break
+            elif self.rule == RULE_GAIN:
+                gap_c = (c.score - best_score) / nn
+                child_spent = spent + gap_c
+                if child_spent > self.budget + EPS:
+                    cut = True
+                    if child_spent - self.budget < self.min_cut_gap:
+                        self.min_cut_gap = child_spent - self.budget
+                    continue
+            elif r >= limit:
+                cut = True
+                break
+            if ub <= known_lb + gap + EPS:
+                dominated = True      # nothing left can beat the incumbent by more than gap
+                break
+            if self._timed_out():
+                complete = False
+                break
+            if depth == 2:
+                # the children are depth-one trees: D2Split gives both exactly
+                self._d2(node.elems, nn, c.f, c.pos, node.counts, &s_l, &s_r, ml)
+                val_w = s_l.val + s_r.val + cost
+                lb_w = val_w
+            else:
+                self._partition(level, node, c.f, c.pos, child_node)
+                bound = ub - gap - cost
+                a = 0 if c.pos >= nn - c.pos else 1
+                b = 1 - a
+                child[a] = self._solve(level + 1, &child_node[a], depth - 1, bound, 0.0, child_spent)
+                bound_b = bound - child[a].lb
+                if bound_b > EPS:
+                    child[b] = self._solve(level + 1, &child_node[b], depth - 1, bound_b, 0.0,
+                                           child_spent)
+                else:
+                    child[b].lb = 0.0
+                    child[b].val = INFINITY
+                    child[b].tree = -1
+                lb_w = child[0].lb + child[1].lb + cost
+                val_w = child[0].val + child[1].val + cost
+            if lb_w < all_lb:
+                all_lb = lb_w
+            if val_w < best_val - EPS:
+                best_val = val_w
+                if depth == 2:
+                    tree_l = self._make_stump(&s_l)
+                    tree_r = self._make_stump(&s_r)
+                else:
+                    tree_l = child[0].tree
+                    tree_r = child[1].tree
+                best_tree = self._new_node(c.f, c.lo, c.hi, tree_l, tree_r)
+                if val_w < ub:
+                    ub = val_w
+                if level == 0:
+                    self._root_improved(val_w, best_tree)
+        if <int>cands.size() < total and not dominated:
+            cut = True                # candidates beyond the rule's limit were never listed
+        if cut and not dominated:
+            self.n_rule_cuts += 1
+        else:
+            cut = False
+        best_val_io[0] = best_val
+        best_tree_io[0] = best_tree
+        if cut or not complete:
+            return known_lb
+        # every candidate was tried or is >= ub - gap by the bounds
+        if ub - gap < all_lb:
+            all_lb = ub - gap
+        return all_lb if all_lb > known_lb else known_lb
+
+    cdef bint _unrestricted(self, int level, int depth, double spent, int total, double k,
+                            int levels) noexcept nogil:
+        """True once the rule cannot cut anything in this node's subtree (no
+        subset has more candidates than its parent): search it exhaustively."""
+        if total == 0:
+            return True
+        if self.rule == RULE_DISCREPANCY:
+            return self.budget - spent >= <double>levels * (total - 1)
+        if self.rule == RULE_TOPK:
+            return k >= total
+        if self.rule == RULE_TOPK_STAR:
+            return k / (<double>(1 << min(level + levels - 1, 60))) >= total
+        if self.rule == RULE_GAIN:
+            # a Gini gain lies in [0, 1): a path gap never exceeds the levels left
+            return self.budget - spent >= levels
+        return False
+
+    cdef int _rank_candidates(self, int level, Node* node, int limit) noexcept nogil:
+        """Put the node's first ``limit`` candidate splits, in rank order, in
+        cands[level]; return the number of candidate splits the node has.
+
+        Rank order is round-robin: every feature's best split (features by
+        Gini), then every feature's second best, and so on.  On binary data
+        that is the usual feature order; on numeric data it keeps the first
+        candidates diverse instead of spending them on neighbouring thresholds."""
+        cdef int nn = node.size, K = self.K, ml = self.min_leaf, f, k, cl, n_hi, a, b
+        cdef int n_feat = 0, rnd, total, start, cnt, best_k
+        cdef int32_t* counts = node.counts
+        cdef int32_t* cc = &self.cl[0]
+        cdef int32_t* fstart = &self.cand_start[0]
+        cdef int32_t* forder = &self.cand_feature_order[0]
+        cdef vector[Cand]* scratch = &self.cand_scratch
+        cdef vector[Cand]* out = &self.cands[level]
+        cdef Elem* arr
+        cdef double sl, sr
+        cdef Cand c, tmp
+        scratch.clear()
+        out.clear()
+        for f in range(self.p):
+            fstart[f] = <int32_t>scratch.size()
+            if self.binary:
+                n_hi = 0
+                for cl in range(K):
+                    cc[cl] = self._mask_count(node.mask, f, cl)
+                    n_hi += cc[cl]
+                if 0 < n_hi < nn and nn - n_hi >= ml and n_hi >= ml:
+                    sl = 0.0
+                    sr = 0.0
+                    for cl in range(K):
+                        sl += <double>(counts[cl] - cc[cl]) * (counts[cl] - cc[cl])
+                        sr += <double>cc[cl] * cc[cl]
+                    c.score = ((nn - n_hi) - sl / (nn - n_hi)) + (n_hi - sr / n_hi)
+                    c.f = f
+                    c.pos = nn - n_hi
+                    c.lo = 0
+                    c.hi = 1
+                    scratch.push_back(c)
+                continue
+            arr = node.elems + <size_t>f * nn
+            memset(cc, 0, K * sizeof(int32_t))
+            for k in range(nn):
+                if k > 0 and arr[k].rank != arr[k - 1].rank and k >= ml and nn - k >= ml:
+                    sl = 0.0
+                    sr = 0.0
+                    for cl in range(K):
+                        sl += <double>cc[cl] * cc[cl]
+                        sr += <double>(counts[cl] - cc[cl]) * (counts[cl] - cc[cl])
+                    c.score = (k - sl / k) + ((nn - k) - sr / (nn - k))
+                    c.f = f
+                    c.pos = k
+                    c.lo = arr[k - 1].rank
+                    c.hi = arr[k].rank
+                    scratch.push_back(c)
+                cc[arr[k].label] += 1
+        fstart[self.p] = <int32_t>scratch.size()
+        total = <int>scratch.size()
+        # each feature's best split to the front of its segment; features by it
+        for f in range(self.p):
+            start = fstart[f]
+            cnt = fstart[f + 1] - start
+            if cnt == 0:
+                continue
+            best_k = start
+            for k in range(start + 1, start + cnt):
+                if scratch[0][k].score < scratch[0][best_k].score:
+                    best_k = k
+            tmp = scratch[0][start]
+            scratch[0][start] = scratch[0][best_k]
+            scratch[0][best_k] = tmp
+            # insertion into the feature order (stable: ties keep feature order)
+            a = n_feat
+            while a > 0 and scratch[0][fstart[forder[a - 1]]].score > scratch[0][start].score:
+                forder[a] = forder[a - 1]
+                a -= 1
+            forder[a] = f
+            n_feat += 1
+        if limit > n_feat:
+            # later rounds need every feature's splits in Gini order
+            for f in range(self.p):
+                start = fstart[f]
+                cnt = fstart[f + 1] - start
+                if cnt > 2:
+                    cpp_sort(&scratch[0][start + 1], &scratch[0][start] + cnt, _cand_before)
+        rnd = 0
+        while <int>out.size() < limit and <int>out.size() < total:
+            for a in range(n_feat):
+                f = forder[a]
+                if fstart[f] + rnd < fstart[f + 1]:
+                    out.push_back(scratch[0][fstart[f] + rnd])
+                    if <int>out.size() >= limit:
+                        break
+            rnd += 1
+        return total
 
     cdef inline void _sync_root(self, int level, double* ub) noexcept nogil:
         """At the root of a shared search, prune against every thread's best."""
@@ -979,7 +1350,7 @@ cdef class Engine:
 
     cdef void _branch(self, int level, Node* node, int depth, int f, double gap, double* ub,
                       double* best_val, int32_t* best_tree, double* node_lb,
-                      double known_lb) noexcept nogil:
+                      double known_lb, double spent) noexcept nogil:
         """Algorithm 1 for one feature, in the sound form of the notes §4.5."""
         cdef int nn = node.size
         cdef int32_t* counts = node.counts
@@ -1112,10 +1483,10 @@ cdef class Engine:
                 # left of it (+ eta, so NB can still decide the whole interval)
                 a = 0 if nl >= nr else 1
                 b = 1 - a
-                child[a] = self._solve(level + 1, &child_node[a], depth - 1, bound, 0.0)
+                child[a] = self._solve(level + 1, &child_node[a], depth - 1, bound, 0.0, spent)
                 bound_b = bound - child[a].lb + eta
                 if bound_b > EPS:
-                    child[b] = self._solve(level + 1, &child_node[b], depth - 1, bound_b, 0.0)
+                    child[b] = self._solve(level + 1, &child_node[b], depth - 1, bound_b, 0.0, spent)
                     have_val = True
                 else:
                     child[b].lb = 0.0      # skipped: only the trivial bound is known
@@ -1147,8 +1518,10 @@ cdef class Engine:
                     best_tree[0] = self._new_node(f, arr[pos - 1].rank, arr[pos].rank, tree_l, tree_r)
                 if val_w < ub[0]:
                     ub[0] = val_w
-                if level == 0 and self.shared != NULL:
-                    share_offer(self.shared, val_w)
+                if level == 0:
+                    self._root_improved(val_w, best_tree[0])
+                    if self.shared != NULL:
+                        share_offer(self.shared, val_w)
                 if val_w <= known_lb + gap_here + EPS:
                     return
             if not similar:
@@ -1198,6 +1571,13 @@ cdef class Engine:
                 nv.v_right = iv.v_right
                 nv.v_total = iv.v_total
                 Q.push_back(nv)
+
+
+cdef bint _cand_before(const Cand& a, const Cand& b) noexcept nogil:
+    """Rank order within one feature: lower Gini first, then leftmost threshold."""
+    if a.score != b.score:
+        return a.score < b.score
+    return a.pos < b.pos
 
 
 cdef inline Entry cyderef_entry(unordered_map[uint64_t, Entry].iterator it) noexcept nogil:
