@@ -142,7 +142,11 @@ def search_tree(
     interrupted = any(bool(e.interrupted) for e in engines)
     stopped = state["stop"] and not interrupted
     timed_out = any(o[3] for o in outcomes) and not interrupted and not stopped
-    if lower_bound > state["lower"] + 1e-9 and points:
+    # the answer always closes the trace (a leaf, a cached root, depth <= 1
+    # never pass through the root-improvement hook)
+    if not points or objective < points[-1][1] - 1e-12:
+        points.append((time.perf_counter() - start, objective, state["lower"], best, int(root)))
+    if lower_bound > points[-1][2] + 1e-9:
         _, obj, _, k, r = points[-1]
         points.append((time.perf_counter() - start, obj, lower_bound, k, r))
     pools = [e.tree_arrays() for e in engines]

@@ -1,0 +1,213 @@
+"""Anytime strategies (search=...): each is complete, so with unlimited time it
+must prove exactly the exhaustive optimum (checked against the brute-force
+oracle and against the peers' optima), and its trace must be honest: every
+incumbent's error is its tree's recomputed error, errors never increase,
+bounds never decrease."""
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, note, settings, strategies as st
+
+from conftest import DATASETS_DIR, load_continuous
+from helpers import check_tree_invariants, n_examples
+from oracle import brute_force_objective, recompute_error, recompute_objective
+from test_exact_property import SETTINGS, instances
+
+from optimaltrees import OptimalTreeClassifier
+from optimaltrees.search.contree import search_tree
+from optimaltrees.search.strategies import SCHEDULES, luby, schedule_values
+
+ANYTIME = ["blossom", "purity", "gain", "discrepancy", "top-k", "top-k*"]
+COMBOS = [(s, sch) for s in ANYTIME for sch in SCHEDULES]
+DATA = Path(__file__).resolve().parent / "data"
+BINARY_OPT = json.loads((DATA / "binary_optima.json").read_text())["optima"]
+NUMERIC_OPT = json.loads((DATA / "peer_optima.json").read_text())["optima"]
+
+
+def assert_honest_trace(result, X, y_index):
+    trace, trees = result.trace, result.trace_trees
+    assert trace, "a search that found a tree must trace it"
+    assert len(trace) == len(trees)
+    for point, tree in zip(trace, trees):
+        assert point.error == recompute_error(tree, X, y_index)
+        assert point.lower_bound <= point.objective + 1e-9
+    for a, b in zip(trace, trace[1:]):
+        assert b.time >= a.time
+        assert b.error <= a.error or b.objective <= a.objective
+        assert b.objective <= a.objective + 1e-9
+        assert b.lower_bound >= a.lower_bound - 1e-9
+    assert trace[-1].objective == pytest.approx(result.objective)
+
+
+def labels(y):
+    _, y_index = np.unique(y, return_inverse=True)
+    return y_index.reshape(-1), int(y_index.max()) + 1
+
+
+@settings(max_examples=n_examples(300), **SETTINGS)
+@given(data=instances(max_n=14, max_features=3, max_classes=4),
+       depth=st.integers(0, 3),
+       combo=st.sampled_from(COMBOS),
+       cost=st.sampled_from([0.0, 0.0, 0.5]))
+def test_every_strategy_proves_the_brute_force_optimum(data, depth, combo, cost):
+    X, y = data
+    strategy, schedule = combo
+    note(f"strategy={strategy} schedule={schedule} depth={depth} cost={cost}")
+    y_index, k = labels(y)
+    expected = brute_force_objective(X, y, depth, cost_per_node=cost)
+    result = search_tree(X, y_index, k, depth, node_cost=cost, strategy=strategy, schedule=schedule)
+    assert result.objective == pytest.approx(expected, abs=1e-9)
+    assert result.lower_bound == pytest.approx(expected, abs=1e-9)
+    assert recompute_objective(result.tree, X, y_index, cost) == pytest.approx(expected, abs=1e-9)
+    if depth >= 1:
+        assert_honest_trace(result, X, y_index)
+
+
+@pytest.mark.parametrize("strategy, schedule", COMBOS)
+def test_strategy_matches_exhaustive_on_random_data(strategy, schedule):
+    """Larger than the oracle can enumerate: equal to the exhaustive search."""
+    rng = np.random.default_rng(abs(hash((strategy, schedule))) % 2**32)
+    for trial in range(6):
+        n, p = int(rng.integers(30, 90)), int(rng.integers(2, 6))
+        binary = trial % 2 == 0
+        X = rng.integers(0, 2 if binary else 7, size=(n, p)).astype(float)
+        X[: n // 5] = X[n // 5: 2 * (n // 5)]          # duplicate rows
+        k = int(rng.integers(2, 4))
+        y = rng.integers(0, k, size=n)
+        y[: n // 3] = (X[: n // 3, 0] > X[: n // 3, 1]).astype(int)   # some signal
+        depth = int(rng.integers(2, 4 if binary or p < 4 else 3)) + (1 if binary else 0)
+        exact = search_tree(X, y, k, depth)
+        got = search_tree(X, y, k, depth, strategy=strategy, schedule=schedule)
+        assert got.objective == pytest.approx(exact.objective), (trial, n, p, depth)
+        assert got.lower_bound == pytest.approx(exact.objective)
+        assert_honest_trace(got, X, y)
+
+
+BINARY_SETS = ["hepatitis", "lymph", "primary-tumor", "vote", "zoo-1", "heart-cleveland"]
+
+
+@pytest.mark.parametrize("strategy, schedule", COMBOS)
+def test_strategy_on_cp4im_sets(strategy, schedule):
+    for name in BINARY_SETS:
+        path = DATASETS_DIR / "binary" / f"{name}.txt"
+        if not path.exists():
+            pytest.skip(f"dataset not available: {path}")
+        data = np.loadtxt(path)
+        X, y = data[:, 1:], data[:, 0].astype(int)
+        depth = 3
+        clf = OptimalTreeClassifier(max_depth=depth, search=strategy, schedule=schedule).fit(X, y)
+        assert clf.is_optimal_, name
+        assert clf.train_error_ == BINARY_OPT[f"{name}:{depth}"], name
+        assert clf.trace_[-1].error == clf.train_error_
+
+
+@pytest.mark.parametrize("strategy", ANYTIME)
+def test_strategy_on_numeric_sets(strategy):
+    for name in ["bank", "raisin", "wilt"]:
+        X, y = load_continuous(name)
+        clf = OptimalTreeClassifier(max_depth=2, search=strategy, schedule="exponential").fit(X, y)
+        assert clf.is_optimal_, name
+        assert clf.train_error_ == NUMERIC_OPT[f"{name}:2"], name
+        check_tree_invariants(clf, X, y, 2)
+
+
+@pytest.mark.parametrize("strategy", ANYTIME)
+def test_first_tree_is_greedy_quality(strategy):
+    """The first incumbent is at least as good as CART's tree of the same depth
+    and comes at once."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y = load_continuous("magic")
+    seen = []
+
+    def stop_after_first(progress):
+        if progress.improved:
+            seen.append(progress)
+            return False
+        return True
+
+    clf = OptimalTreeClassifier(max_depth=4, search=strategy, callback=stop_after_first).fit(X, y)
+    cart = DecisionTreeClassifier(max_depth=4, random_state=0).fit(X, y)
+    cart_errors = int(np.sum(cart.predict(X) != y))
+    assert clf.stopped_ and not clf.is_optimal_ and not clf.timed_out_
+    assert len(seen) == 1
+    assert clf.train_error_ == recompute_error(clf.tree_, X, y)
+    assert clf.train_error_ <= cart_errors
+    assert clf.trace_[0].error == clf.train_error_
+
+
+def test_callback_sees_progress_and_can_stop():
+    X, y = load_continuous("magic")
+    calls = []
+
+    def callback(progress):
+        calls.append(progress)
+        assert progress.gap >= 0
+        assert progress.lower_bound <= progress.objective
+        return len([c for c in calls if c.improved]) < 3
+
+    clf = OptimalTreeClassifier(max_depth=4, search="discrepancy", callback=callback).fit(X, y)
+    improved = [c for c in calls if c.improved]
+    assert len(improved) == 3 and clf.stopped_
+    assert [c.objective for c in improved] == sorted((c.objective for c in improved), reverse=True)
+    assert clf.objective_ == pytest.approx(improved[-1].objective)
+
+
+def test_callback_errors_propagate():
+    X, y = load_continuous("bank")
+
+    def broken(progress):
+        raise ZeroDivisionError("user bug")
+
+    with pytest.raises(ZeroDivisionError, match="user bug"):
+        OptimalTreeClassifier(max_depth=3, search="blossom", callback=broken).fit(X, y)
+
+
+def test_time_limit_keeps_best_tree_and_a_valid_bound():
+    X, y = load_continuous("magic")
+    clf = OptimalTreeClassifier(max_depth=5, search="top-k*", time_limit=1.0).fit(X, y)
+    assert clf.timed_out_ and not clf.is_optimal_
+    assert clf.train_error_ == recompute_error(clf.tree_, X, y)
+    assert clf.lower_bound_ <= clf.objective_
+    assert clf.trace_[-1].error == clf.train_error_
+
+
+def test_exhaustive_has_a_trace_too():
+    X, y = load_continuous("bank")
+    clf = OptimalTreeClassifier(max_depth=3).fit(X, y)
+    assert clf.trace_[-1].error == clf.train_error_
+    assert clf.trace_[-1].lower_bound == pytest.approx(clf.objective_)
+
+
+def test_verbose_prints_a_progress_line(capsys):
+    X, y = load_continuous("bank")
+    OptimalTreeClassifier(max_depth=3, search="blossom", verbose=True).fit(X, y)
+    err = capsys.readouterr().err
+    assert "best=" in err and "bound=" in err and "gap=" in err
+
+
+@pytest.mark.parametrize("bad, match", [
+    (dict(search="dfs"), "search must be one of"),
+    (dict(schedule="linear"), "schedule must be one of"),
+    (dict(search=3), "search must be one of"),
+])
+def test_bad_strategy_parameters(bad, match):
+    X, y = load_continuous("bank")
+    with pytest.raises(ValueError, match=match):
+        OptimalTreeClassifier(**bad).fit(X, y)
+
+
+def test_bad_callback():
+    X, y = load_continuous("bank")
+    with pytest.raises(TypeError, match="callback must be callable"):
+        OptimalTreeClassifier(callback=3).fit(X, y)
+
+
+def test_schedules():
+    take = lambda s, n: [v for v, _ in zip(schedule_values(s), range(n))]  # noqa: E731
+    assert take("monotonic", 5) == [0, 1, 2, 3, 4]
+    assert take("exponential", 6) == [0, 1, 2, 4, 8, 16]
+    assert [luby(i) for i in range(1, 16)] == [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8]
+    assert take("luby", 8) == [0, 1, 2, 4, 5, 6, 8, 12]
