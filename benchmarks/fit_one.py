@@ -5,8 +5,8 @@ This is the worker of ``bench_contree.py``: every fit runs in a fresh process
 so that neither library's import, allocator state nor peak memory leaks into
 the other's measurement, and a runaway fit can be killed from outside.
 
-    python fit_one.py --lib {optimaltrees,pycontree} --data PATH --depth D \
-                      [--time-limit S]
+    python fit_one.py --lib {optimaltrees,pycontree,pystreed,pydl85,cart} --data PATH \
+                      --depth D [--time-limit S] [--search S --schedule S]
 
 Only the library named by ``--lib`` is imported (the peer ``pycontree`` lives in
 its own venv, so the driver runs this file with that venv's interpreter).
@@ -120,10 +120,62 @@ def fit_pycontree(X, y, depth, time_limit):
     )
 
 
-def fit_optimaltrees(X, y, depth, time_limit, jobs=1):
+def fit_pystreed(X, y, depth, time_limit):
+    from pystreed import STreeDClassifier
+
+    tl = float(time_limit) if time_limit is not None else 1e9
+    m = STreeDClassifier(max_depth=depth, time_limit=tl)
+    Xi = X.astype(int)
+    if not (Xi == X).all() or Xi.min() < 0 or Xi.max() > 1:
+        raise ValueError("pystreed (classification) needs 0/1 features")
+    c0, t0 = _cpu_s(), time.perf_counter()
+    m.fit(Xi, y)
+    seconds = time.perf_counter() - t0
+    cpu = _cpu_s() - c0
+    error = int((m.predict(Xi) != y).sum())
+    # STreeD is exact: finishing before the limit means optimal (the same
+    # convention as for pycontree); its solver exposes no bound.
+    hit_limit = seconds >= tl * 0.99
+    return dict(error=error, error_predict=error, seconds=seconds, cpu_seconds=cpu,
+                optimal=not hit_limit, timed_out=hit_limit, lower_bound=None)
+
+
+def fit_pydl85(X, y, depth, time_limit):
+    from pydl85 import DL85Classifier
+
+    Xi = X.astype(int)
+    if not (Xi == X).all() or Xi.min() < 0 or Xi.max() > 1:
+        raise ValueError("pydl8.5 needs 0/1 features")
+    m = DL85Classifier(max_depth=depth, time_limit=0 if time_limit is None else float(time_limit))
+    c0, t0 = _cpu_s(), time.perf_counter()
+    m.fit(Xi, y)
+    seconds = time.perf_counter() - t0
+    cpu = _cpu_s() - c0
+    error = int((m.predict(Xi) != y).sum())
+    timed_out = bool(getattr(m, "timeout_", False))
+    return dict(error=error, error_predict=error, seconds=seconds, cpu_seconds=cpu,
+                optimal=not timed_out, timed_out=timed_out, lower_bound=None)
+
+
+def fit_cart(X, y, depth, time_limit):
+    from sklearn.tree import DecisionTreeClassifier
+
+    m = DecisionTreeClassifier(max_depth=depth, random_state=0)
+    c0, t0 = _cpu_s(), time.perf_counter()
+    m.fit(X, y)
+    seconds = time.perf_counter() - t0
+    cpu = _cpu_s() - c0
+    error = int((m.predict(X) != y).sum())
+    return dict(error=error, error_predict=error, seconds=seconds, cpu_seconds=cpu,
+                optimal=False, timed_out=False, lower_bound=None,
+                trace=[[round(seconds, 6), error]])
+
+
+def fit_optimaltrees(X, y, depth, time_limit, jobs=1, search="exhaustive", schedule="luby"):
     from optimaltrees import OptimalTreeClassifier
 
-    m = OptimalTreeClassifier(max_depth=depth, time_limit=time_limit, n_jobs=jobs)
+    m = OptimalTreeClassifier(max_depth=depth, time_limit=time_limit, n_jobs=jobs,
+                              search=search, schedule=schedule)
     c0, t0 = _cpu_s(), time.perf_counter()
     m.fit(X, y)
     seconds = time.perf_counter() - t0
@@ -152,10 +204,16 @@ def fit_optimaltrees(X, y, depth, time_limit, jobs=1):
         timed_out=(optimal is False and time_limit is not None),
         lower_bound=lb,
         fit_time_attr=getattr(m, "fit_time_", None),
+        search=search,
+        schedule=schedule,
+        # the anytime record: (seconds since fit started, errors, lower bound)
+        trace=[[round(p.time, 6), int(p.error), float(p.lower_bound)] for p in getattr(m, "trace_", [])],
     )
 
 
-FITTERS = {"pycontree": fit_pycontree, "optimaltrees": fit_optimaltrees}
+FITTERS = {"pycontree": fit_pycontree, "optimaltrees": fit_optimaltrees,
+           "pystreed": fit_pystreed, "pydl85": fit_pydl85, "cart": fit_cart}
+IMPORT_NAME = {"cart": "sklearn"}
 
 
 def main(argv=None) -> int:
@@ -167,6 +225,8 @@ def main(argv=None) -> int:
                     help="seconds; omit for no limit")
     ap.add_argument("--jobs", type=int, default=1,
                     help="threads for optimaltrees (n_jobs); the peer is single-threaded")
+    ap.add_argument("--search", default="exhaustive", help="optimaltrees search strategy")
+    ap.add_argument("--schedule", default="luby", help="optimaltrees relaxation schedule")
     args = ap.parse_args(argv)
 
     dataset = os.path.splitext(os.path.basename(args.data))[0]
@@ -178,9 +238,10 @@ def main(argv=None) -> int:
             X, y, k = load(args.data)
             rec.update(n=int(X.shape[0]), p=int(X.shape[1]), n_classes=int(k))
             # Import the library before measuring the baseline RSS.
-            __import__(args.lib)
+            __import__(IMPORT_NAME.get(args.lib, args.lib))
             rec["rss_before_fit_mb"] = _rss_mb()
-            extra = {"jobs": args.jobs} if args.lib == "optimaltrees" else {}
+            extra = ({"jobs": args.jobs, "search": args.search, "schedule": args.schedule}
+                     if args.lib == "optimaltrees" else {})
             rec.update(FITTERS[args.lib](X, y, args.depth, args.time_limit, **extra))
             rec["jobs"] = args.jobs if args.lib == "optimaltrees" else 1
     except Exception as exc:
