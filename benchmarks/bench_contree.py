@@ -62,9 +62,10 @@ def _default_peer_python():
     return sys.executable if importlib.util.find_spec("pycontree") else DEFAULT_PEER_PYTHON
 
 
-def run_one(python, lib, data, depth, time_limit, wall_timeout, jobs=1):
-    """Run one fit in a fresh process. Never raises; always returns a record."""
-    cmd = [python, WORKER, "--lib", lib, "--data", data, "--depth", str(depth)]
+def run_one(python, lib, data, depth, time_limit, wall_timeout, jobs=1, extra=()):
+    """Run one fit in a fresh process. Never raises; always returns a record.
+    ``extra``: further worker arguments (e.g. ``--search blossom``)."""
+    cmd = [python, WORKER, "--lib", lib, "--data", data, "--depth", str(depth), *extra]
     if lib == "optimaltrees":
         cmd += ["--jobs", str(jobs)]
     if time_limit is not None:
