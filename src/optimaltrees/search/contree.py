@@ -138,6 +138,10 @@ def search_tree(
     # bound is the weakest of theirs, the answer the best of their trees
     best = min(range(n_threads), key=lambda k: outcomes[k][0])
     objective, _, root, _ = outcomes[best]
+    if root < 0:
+        # stopped before any tree (Ctrl-C at once): the single leaf (pool node 0)
+        root = 0
+        objective = float(len(red.y) - np.bincount(red.y, minlength=n_classes).max())
     lower_bound = min(o[1] for o in outcomes)
     interrupted = any(bool(e.interrupted) for e in engines)
     stopped = state["stop"] and not interrupted

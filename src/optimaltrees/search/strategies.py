@@ -80,11 +80,26 @@ def run_restarts(engine, strategy: str, schedule: str, *, time_left: Callable[[]
     optimal, time runs out or ``stopped()``.  Returns (objective, root, lower
     bound, timed_out, log).  ``on_restart(index, incumbent, lower_bound)`` is
     called after every restart."""
+    state = {"best": (float("inf"), -1), "lower": known_lb}
+    try:
+        return _restart_loop(engine, strategy, schedule, time_left, known_lb, gap, on_restart,
+                             stopped, state)
+    except KeyboardInterrupt:
+        # Ctrl-C between two restarts (inside one, the engine handles it):
+        # keep the incumbent, as an interrupted search does
+        engine.interrupted = True
+        best_val, best_root = state["best"]
+        return best_val, best_root, state["lower"], False, state.get("log", RestartLog())
+
+
+def _restart_loop(engine, strategy, schedule, time_left, known_lb, gap, on_restart, stopped,
+                  state):
     rule = RULES[strategy]
     best_val, best_root = float("inf"), -1
     lower = known_lb
     timed_out = False
     log = RestartLog()
+    state["log"] = log
     step = 1.0
     levels = schedule_values(schedule)
     exhaustive = False
@@ -112,7 +127,9 @@ def run_restarts(engine, strategy: str, schedule: str, *, time_left: Callable[[]
         log.rule_cuts += cuts
         if val < best_val:
             best_val, best_root = val, root
+            state["best"] = (val, root)
         lower = max(lower, lb)
+        state["lower"] = lower
         on_restart(restart, best_val, lower)
         if aborted:
             timed_out = not stopped()
