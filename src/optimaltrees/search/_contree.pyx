@@ -193,6 +193,15 @@ cdef class Engine:
     cdef vector[int] archive_used, archive_next
     cdef vector[int32_t] single_counts     # [f * K + c]: class c with feature f at its high value
     cdef vector[int32_t] pair_counts       # [(i * p + j) * K + c]: ... with both i and j high
+    # MurTree's sibling trick: a depth-three node's own counts, so that the second
+    # child of each of its splits gets its counts as parent minus first child
+    cdef vector[int32_t] parent_single, parent_pair
+    cdef uint64_t parent_h1, parent_h2       # whose counts parent_* hold (0, 0: none)
+    cdef uint64_t counted_h1, counted_h2     # whose counts single/pair_counts hold
+    cdef uint64_t hint_h1, hint_h2           # the second child about to be solved ...
+    cdef uint64_t hint_sib1, hint_sib2       # ... its sibling ...
+    cdef Node* hint_parent                   # ... and their parent
+    cdef public long long n_derived_counts
     cdef vector[Elem] root
     cdef vector[int32_t] root_counts
     cdef vector[vector[Elem]] children    # per level: left child's orders, then the right's
@@ -308,6 +317,12 @@ cdef class Engine:
         self.n_d2 = 0
         self.n_cache_hits = 0
         self.n_similarity_prunes = 0
+        self.n_derived_counts = 0
+        self.parent_h1 = 0
+        self.parent_h2 = 0
+        self.counted_h1 = 0
+        self.counted_h2 = 0
+        self.hint_parent = NULL
         self.shared_owner = None
         self.shared = NULL
         self.rule = RULE_NONE
@@ -345,6 +360,8 @@ cdef class Engine:
         self.masked.resize(<size_t>(self.p + self.K) * W)
         self.single_counts.resize(<size_t>self.p * self.K)
         self.pair_counts.resize(<size_t>self.p * self.p * self.K)
+        self.parent_single.resize(<size_t>self.p * self.K)
+        self.parent_pair.resize(<size_t>self.p * self.p * self.K)
         self.archive_masks.resize(levels + 1)
         self.archive_lbs.resize(levels + 1)
         self.archive_used.assign(levels + 1, 0)
@@ -668,28 +685,15 @@ cdef class Engine:
             if out[s].feature >= 0:
                 out[s].val = target[s] + cost
 
-    cdef void _binary_depth_two(self, Node* node, double* best_val, int32_t* best_tree) noexcept nogil:
-        """Exact depth-two optimum when every feature is binary (MurTree's
-        frequency-counting solver): class counts of every feature pair come
-        from popcounts of bitset intersections, O(K p^2 words), and every
-        depth-two tree is then scored from counts alone, O(K p^2)."""
-        cdef int p = self.p, K = self.K, ml = self.min_leaf, nn = node.size
-        cdef int W = self.words, words = 0, f, i, j, c, w, total, acc
-        cdef int n_hi, n_lo, root = -1
-        cdef int side_best_j[2]
-        cdef int root_j[2]
-        cdef double cost = self.cost, err, val
-        cdef double side_best[2]
-        cdef int32_t* counts = node.counts
-        cdef int32_t* S = &self.single_counts[0]
-        cdef int32_t* P = &self.pair_counts[0]
-        cdef uint64_t* mask = node.mask
+    cdef void _pair_counts(self, uint64_t* mask, int32_t* S, int32_t* P) noexcept nogil:
+        """Class counts of every feature (S) and feature pair (P) at their high
+        values inside ``mask``: popcounts of bitset intersections, O(K p^2 words)."""
+        cdef int p = self.p, K = self.K, W = self.words, words = 0, f, i, j, c, w, total, acc
         cdef uint64_t* B = &self.masked[0]
         cdef uint64_t* F = &self.feature_bits[0]
         cdef uint64_t* C = &self.class_bits[0]
         cdef uint64_t* fi
         cdef uint64_t* fj
-        self.n_d2 += 1
         # node & feature and node & class, keeping only the words the node occupies
         for w in range(W):
             if mask[w] == 0:
@@ -718,6 +722,63 @@ cdef class Engine:
                 P[(<size_t>i * p + j) * K + K - 1] = total - acc
                 for c in range(K):
                     P[(<size_t>j * p + i) * K + c] = P[(<size_t>i * p + j) * K + c]
+
+    cdef void _node_pair_counts(self, Node* node) noexcept nogil:
+        """single/pair_counts for ``node``: as its parent's counts minus its
+        sibling's when those are at hand (the second child of a depth-three
+        split), else by counting."""
+        cdef size_t m, k
+        cdef int32_t* S = &self.single_counts[0]
+        cdef int32_t* P = &self.pair_counts[0]
+        cdef int32_t* PS
+        cdef int32_t* PP
+        cdef Node* parent = self.hint_parent
+        if (parent != NULL and node.h1 == self.hint_h1 and node.h2 == self.hint_h2
+                and self.counted_h1 == self.hint_sib1 and self.counted_h2 == self.hint_sib2):
+            if self.parent_h1 != parent.h1 or self.parent_h2 != parent.h2:
+                self._pair_counts(parent.mask, &self.parent_single[0], &self.parent_pair[0])
+                self.parent_h1 = parent.h1
+                self.parent_h2 = parent.h2
+            PS = &self.parent_single[0]
+            PP = &self.parent_pair[0]
+            m = <size_t>self.p * self.K
+            for k in range(m):
+                S[k] = PS[k] - S[k]
+            m = m * self.p
+            for k in range(m):
+                P[k] = PP[k] - P[k]
+            self.n_derived_counts += 1
+        else:
+            self._pair_counts(node.mask, S, P)
+        self.counted_h1 = node.h1
+        self.counted_h2 = node.h2
+
+    cdef inline void _hint_sibling(self, Node* parent, int depth, Node* second, Node* first) noexcept nogil:
+        """Tell the counting solver that ``second``'s counts are ``parent``'s
+        minus ``first``'s (both children of a depth-three binary split)."""
+        if self.binary and depth == 3:
+            self.hint_parent = parent
+            self.hint_h1 = second.h1
+            self.hint_h2 = second.h2
+            self.hint_sib1 = first.h1
+            self.hint_sib2 = first.h2
+
+    cdef void _binary_depth_two(self, Node* node, double* best_val, int32_t* best_tree) noexcept nogil:
+        """Exact depth-two optimum when every feature is binary (MurTree's
+        frequency-counting solver): class counts of every feature pair, then
+        every depth-two tree scored from counts alone, O(K p^2)."""
+        cdef int p = self.p, K = self.K, ml = self.min_leaf, nn = node.size
+        cdef int f, i, j, c
+        cdef int n_hi, n_lo, root = -1
+        cdef int side_best_j[2]
+        cdef int root_j[2]
+        cdef double cost = self.cost, err, val
+        cdef double side_best[2]
+        cdef int32_t* counts = node.counts
+        cdef int32_t* S = &self.single_counts[0]
+        cdef int32_t* P = &self.pair_counts[0]
+        self.n_d2 += 1
+        self._node_pair_counts(node)
         # score every root feature i with the best depth-one child on each side
         cdef int32_t* Si
         cdef int32_t* Sj
@@ -1188,8 +1249,10 @@ cdef class Engine:
                 child[a] = self._solve(level + 1, &child_node[a], depth - 1, bound, 0.0, child_spent)
                 bound_b = bound - child[a].lb
                 if bound_b > EPS:
+                    self._hint_sibling(node, depth, &child_node[b], &child_node[a])
                     child[b] = self._solve(level + 1, &child_node[b], depth - 1, bound_b, 0.0,
                                            child_spent)
+                    self.hint_parent = NULL
                 else:
                     child[b].lb = 0.0
                     child[b].val = INFINITY
@@ -1486,7 +1549,9 @@ cdef class Engine:
                 child[a] = self._solve(level + 1, &child_node[a], depth - 1, bound, 0.0, spent)
                 bound_b = bound - child[a].lb + eta
                 if bound_b > EPS:
+                    self._hint_sibling(node, depth, &child_node[b], &child_node[a])
                     child[b] = self._solve(level + 1, &child_node[b], depth - 1, bound_b, 0.0, spent)
+                    self.hint_parent = NULL
                     have_val = True
                 else:
                     child[b].lb = 0.0      # skipped: only the trivial bound is known

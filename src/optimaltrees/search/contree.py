@@ -162,6 +162,7 @@ def search_tree(
         "d2_calls": sum(int(e.n_d2) for e in engines),
         "cache_hits": sum(int(e.n_cache_hits) for e in engines),
         "similarity_prunes": sum(int(e.n_similarity_prunes) for e in engines),
+        "derived_counts": sum(int(e.n_derived_counts) for e in engines),
         "cache_entries": sum(int(e.cache_entries) for e in engines),
         "threads": n_threads,
         "features_used": int(len(red.features)),
