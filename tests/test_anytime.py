@@ -59,6 +59,7 @@ def test_conflicting_duplicates_cancel():
     red = reduce_problem(X, np.array([0, 1, 1, 0, 1, 1]), 2)
     assert red.offset == 2 and red.rows_removed == 4
     assert sorted(red.y.tolist()) == [1, 1]
+    assert red.conflict_bound == 0
 
 
 @settings(max_examples=n_examples(150), **SETTINGS)
@@ -70,5 +71,6 @@ def test_reduction_preserves_the_optimum(data, depth):
     k = int(y_index.max()) + 1
     red = reduce_problem(X, y_index, k)
     full = brute_force_objective(X, y_index, depth)
-    reduced = brute_force_objective(red.X, red.y, depth) if len(red.y) else 0.0
+    reduced = brute_force_objective(X[red.rows][:, red.features], red.y, depth)
     assert reduced + red.offset == pytest.approx(full)
+    assert red.conflict_bound + red.offset <= full + 1e-9

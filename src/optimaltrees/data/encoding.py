@@ -56,16 +56,38 @@ def threshold_between(lo: float, hi: float) -> float:
 
 
 def encode_features(X: np.ndarray) -> EncodedFeatures:
-    """Encode a finite float64 matrix of shape (n, p)."""
+    """Encode a finite float64 matrix of shape (n, p).
+
+    One sort per column (``np.unique``); the sorted order is a stable sort of
+    the ranks, a linear-time radix sort when they fit in 16 bits."""
     X = np.asarray(X, dtype=np.float64)
     n, p = X.shape
     order = np.empty((p, n), dtype=np.int32)
     rank = np.empty((p, n), dtype=np.int32)
     uniques: list[np.ndarray] = []
     for f in range(p):
-        col = X[:, f]
-        values, inverse = np.unique(col, return_inverse=True)
-        order[f] = np.argsort(col, kind="stable")
-        rank[f] = inverse.reshape(-1)
+        values, inverse = np.unique(X[:, f], return_inverse=True)
+        inverse = inverse.reshape(-1)
+        keys = inverse.astype(np.uint16) if len(values) <= 65536 else inverse
+        order[f] = np.argsort(keys, kind="stable")
+        rank[f] = inverse
         uniques.append(values)
     return EncodedFeatures(order=order, rank=rank, unique_values=uniques)
+
+
+def subset(enc: EncodedFeatures, features: np.ndarray, rows: np.ndarray | None) -> EncodedFeatures:
+    """The encoding of X[rows][:, features] without sorting again: each kept
+    feature's order filtered to the kept rows and renumbered.  Ranks keep the
+    full data's numbering (they may skip values no kept row has), so
+    thresholds still index ``unique_values``."""
+    rank = enc.rank[features]
+    order = enc.order[features]
+    if rows is not None:
+        new_id = np.full(enc.n_samples, -1, dtype=np.int32)
+        new_id[rows] = np.arange(len(rows), dtype=np.int32)
+        order = new_id[order]
+        order = order[order >= 0].reshape(len(features), len(rows))
+        rank = rank[:, rows]
+    return EncodedFeatures(order=np.ascontiguousarray(order, dtype=np.int32),
+                           rank=np.ascontiguousarray(rank, dtype=np.int32),
+                           unique_values=[enc.unique_values[f] for f in features])

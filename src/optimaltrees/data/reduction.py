@@ -10,6 +10,7 @@
   whatever the tree, so the optimum shifts by a known constant.  This is
   what makes "error equals the unavoidable conflicts" provable at once.
   Leaf sizes change, so it is skipped under ``min_samples_leaf > 1``.
+* What conflicts remain give a lower bound: identical rows always share a leaf.
 """
 from __future__ import annotations
 
@@ -17,50 +18,61 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from optimaltrees.data.encoding import EncodedFeatures, encode_features, subset
+
 
 @dataclass(frozen=True)
 class Reduction:
     """The reduced problem and how to map it back."""
 
-    X: np.ndarray                # rows and columns kept
-    y: np.ndarray
+    enc: EncodedFeatures         # encoding of the kept rows and columns
+    y: np.ndarray                # labels of the kept rows
     features: np.ndarray         # original index of each kept column
+    rows: np.ndarray             # original index of each kept row
     offset: float                # errors removed with the cancelled rows
-    rows_removed: int
+    conflict_bound: float        # errors the kept rows' identical duplicates force
+    n_samples_full: int
+
+    @property
+    def rows_removed(self) -> int:
+        return self.n_samples_full - len(self.rows)
 
 
-def reduce_problem(X: np.ndarray, y_index: np.ndarray, n_classes: int, *,
+def reduce_problem(data: np.ndarray | EncodedFeatures, y_index: np.ndarray, n_classes: int, *,
                    cancel_rows: bool = True) -> Reduction:
-    """Drop redundant features and (optionally) cancel conflicting duplicate rows."""
-    features = _distinct_features(X)
-    Xr = X[:, features]
-    y = np.asarray(y_index)
+    """Drop redundant features and (optionally) cancel conflicting duplicate rows.
+    ``data`` is X (n, p) or its :func:`encode_features` encoding."""
+    enc = data if isinstance(data, EncodedFeatures) else encode_features(np.asarray(data, dtype=np.float64))
+    y = np.asarray(y_index).reshape(-1)
+    n = enc.n_samples
+    features = _distinct_features(enc.rank)
+    group = _row_groups(enc.rank[features])
+    rows = np.arange(n)
     offset = 0.0
-    removed = 0
-    if cancel_rows and n_classes >= 2 and Xr.shape[0] > 1:
-        keep, offset = _cancel_conflicts(Xr, y, n_classes)
-        removed = int(Xr.shape[0] - keep.sum())
-        if removed and keep.any():
-            Xr = Xr[keep]
-            y = y[keep]
-        else:
-            offset = 0.0
-            removed = 0
-    return Reduction(np.ascontiguousarray(Xr), np.ascontiguousarray(y), features,
-                     float(offset), removed)
+    counts = _group_counts(group, y, n_classes)
+    if cancel_rows and n_classes >= 2 and counts is not None:
+        cancel = counts.min(axis=1)
+        if cancel.any() and cancel.sum() * n_classes < n:
+            keep = _drop_first(group, y, cancel)
+            rows = np.flatnonzero(keep)
+            offset = float(cancel.sum() * (n_classes - 1))
+            counts = counts - cancel[:, None]
+    bound = 0.0 if counts is None else float(np.sum(counts.sum(axis=1) - counts.max(axis=1)))
+    red_enc = subset(enc, features, None if len(rows) == n else rows)
+    return Reduction(red_enc, np.ascontiguousarray(y[rows]), features, rows, offset, bound, n)
 
 
-def _distinct_features(X: np.ndarray) -> np.ndarray:
+def _distinct_features(rank: np.ndarray) -> np.ndarray:
     """Indices of the first column of each partition-equivalence class."""
     kept: list[int] = []
     seen: set[bytes] = set()
-    for f in range(X.shape[1]):
-        _, rank = np.unique(X[:, f], return_inverse=True)
-        rank = rank.reshape(-1).astype(np.int32)
-        top = int(rank.max(initial=0))
+    for f in range(rank.shape[0]):
+        r = rank[f]
+        top = int(r.max(initial=0))
         if top == 0:
             continue  # constant: never splits
-        key = min(rank.tobytes(), (top - rank).tobytes())
+        # ranks are dense per column, so equal partitions <=> equal (or mirrored) ranks
+        key = min(r.tobytes(), (top - r).tobytes())
         if key in seen:
             continue
         seen.add(key)
@@ -70,25 +82,31 @@ def _distinct_features(X: np.ndarray) -> np.ndarray:
     return np.asarray(kept, dtype=np.intp)
 
 
-def _cancel_conflicts(X: np.ndarray, y: np.ndarray, n_classes: int) -> tuple[np.ndarray, float]:
-    """Mask of rows kept after removing, in each group of identical rows,
-    min-over-classes copies of every class; and the errors so removed."""
-    _, group = np.unique(X, axis=0, return_inverse=True)
-    group = group.reshape(-1)
-    n_groups = int(group.max()) + 1
-    if n_groups == X.shape[0]:
-        return np.ones(X.shape[0], dtype=bool), 0.0
+def _row_groups(rank: np.ndarray) -> np.ndarray:
+    """Group id of each row (identical rows share one), from the (p, n) ranks."""
+    rows = np.ascontiguousarray(rank.T)
+    as_bytes = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).reshape(-1)
+    _, group = np.unique(as_bytes, return_inverse=True)
+    return group.reshape(-1)
+
+
+def _group_counts(group: np.ndarray, y: np.ndarray, n_classes: int) -> np.ndarray | None:
+    """Class counts per group of identical rows, or None when no row repeats."""
+    n_groups = int(group.max(initial=-1)) + 1
+    if n_groups == len(group):
+        return None
     counts = np.zeros((n_groups, n_classes), dtype=np.int64)
     np.add.at(counts, (group, y), 1)
-    cancel = counts.min(axis=1)          # copies of each class to remove per group
-    if not cancel.any():
-        return np.ones(X.shape[0], dtype=bool), 0.0
-    # drop the first `cancel[g]` rows of each class in group g (stable order)
-    order = np.lexsort((np.arange(X.shape[0]), y, group))
+    return counts
+
+
+def _drop_first(group: np.ndarray, y: np.ndarray, cancel: np.ndarray) -> np.ndarray:
+    """Mask keeping all rows but the first ``cancel[g]`` of each class in group g."""
+    order = np.lexsort((np.arange(len(y)), y, group))
     g_sorted, y_sorted = group[order], y[order]
     boundary = np.r_[True, (g_sorted[1:] != g_sorted[:-1]) | (y_sorted[1:] != y_sorted[:-1])]
     run_start = np.maximum.accumulate(np.where(boundary, np.arange(len(order)), 0))
     position = np.arange(len(order)) - run_start
-    keep = np.ones(X.shape[0], dtype=bool)
+    keep = np.ones(len(y), dtype=bool)
     keep[order[position < cancel[g_sorted]]] = False
-    return keep, float(cancel.sum() * (n_classes - 1))
+    return keep

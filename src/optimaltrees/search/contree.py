@@ -65,8 +65,8 @@ def search_tree(
     start = time.perf_counter()
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown search strategy {strategy!r}; expected one of {STRATEGIES}")
-    red = reduce_problem(X, y_index, n_classes, cancel_rows=min_samples_leaf <= 1)
-    enc = encode_features(red.X)
+    red = reduce_problem(encode_features(X), y_index, n_classes, cancel_rows=min_samples_leaf <= 1)
+    enc = red.enc
     y32 = np.ascontiguousarray(red.y, dtype=np.int32)
     if strategy != "exhaustive":
         n_threads = 1
@@ -79,7 +79,7 @@ def search_tree(
     ]
     limit = -1.0 if time_limit is None else float(time_limit)
     offset = red.offset
-    known = conflict_lower_bound(red.X, red.y, n_classes)
+    known = red.conflict_bound
 
     # the anytime record: every better tree (from any engine) and every better bound
     state = {"best": float("inf"), "lower": known, "restart": 0, "stop": False}
@@ -190,18 +190,6 @@ def _trace(points, pools, enc, features, X, y_index, n_classes, offset, node_cos
         trace.append(TracePoint(t, int(errors), float(objective), float(lower)))
         trees.append(tree)
     return trace, trees
-
-
-def conflict_lower_bound(X: np.ndarray, y_index: np.ndarray, n_classes: int) -> float:
-    """Errors no tree can avoid: identical rows always share a leaf, so each
-    group of duplicates contributes its size minus its largest label count."""
-    _, group = np.unique(X, axis=0, return_inverse=True)
-    group = group.reshape(-1)
-    if group.max(initial=-1) + 1 == X.shape[0]:
-        return 0.0
-    counts = np.zeros((int(group.max()) + 1, n_classes), dtype=np.int64)
-    np.add.at(counts, (group, y_index), 1)
-    return float(np.sum(counts.sum(axis=1) - counts.max(axis=1)))
 
 
 def _solve_in_threads(engines: list[Engine], time_limit: float, known_lb: float,
