@@ -62,6 +62,8 @@ def encode_features(X: np.ndarray) -> EncodedFeatures:
     the ranks, a linear-time radix sort when they fit in 16 bits."""
     X = np.asarray(X, dtype=np.float64)
     n, p = X.shape
+    if n and p and np.all((X == 0.0) | (X == 1.0)):
+        return _encode_binary(X)
     order = np.empty((p, n), dtype=np.int32)
     rank = np.empty((p, n), dtype=np.int32)
     uniques: list[np.ndarray] = []
@@ -73,6 +75,20 @@ def encode_features(X: np.ndarray) -> EncodedFeatures:
         rank[f] = inverse
         uniques.append(values)
     return EncodedFeatures(order=order, rank=rank, unique_values=uniques)
+
+
+def _encode_binary(X: np.ndarray) -> EncodedFeatures:
+    """0/1 data (the common one-hot case) in a few whole-matrix operations."""
+    bits = np.ascontiguousarray(X.T, dtype=np.uint8)                  # (p, n)
+    order = np.argsort(bits, axis=1, kind="stable").astype(np.int32)  # radix sort of bytes
+    has_zero = (bits == 0).any(axis=1)
+    has_one = bits.any(axis=1)
+    rank = bits.astype(np.int32)
+    rank[~has_zero] = 0                    # an all-ones column has the single rank 0
+    values = {(True, True): np.array([0.0, 1.0]), (True, False): np.array([0.0]),
+              (False, True): np.array([1.0])}
+    uniques = [values[(bool(z), bool(o))] for z, o in zip(has_zero, has_one)]
+    return EncodedFeatures(order=order, rank=np.ascontiguousarray(rank), unique_values=uniques)
 
 
 def subset(enc: EncodedFeatures, features: np.ndarray, rows: np.ndarray | None) -> EncodedFeatures:
