@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sklearn.tree import DecisionTreeClassifier
 from hypothesis import given, note, settings, strategies as st
 
 from conftest import DATASETS_DIR, load_continuous
@@ -17,7 +18,7 @@ from test_exact_property import SETTINGS, instances
 
 from optimaltrees import OptimalTreeClassifier
 from optimaltrees.search.contree import search_tree
-from optimaltrees.search.strategies import SCHEDULES, luby, schedule_values
+from optimaltrees.search.strategies import SCHEDULES, STRATEGIES, luby, schedule_values
 
 ANYTIME = ["blossom", "purity", "gain", "discrepancy", "top-k", "top-k*"]
 COMBOS = [(s, sch) for s in ANYTIME for sch in SCHEDULES]
@@ -153,6 +154,24 @@ def test_callback_sees_progress_and_can_stop():
     assert len(improved) == 3 and clf.stopped_
     assert [c.objective for c in improved] == sorted((c.objective for c in improved), reverse=True)
     assert clf.objective_ == pytest.approx(improved[-1].objective)
+
+
+@pytest.mark.parametrize("strategy", [s for s in STRATEGIES if s != "exhaustive"])
+def test_greedy_first_tree_on_binary_data_counts_no_pairs(strategy):
+    """The first restart must give a tree at once: its depth-two nodes take the
+    rule's first split instead of the O(p^2) counting solver."""
+    path = DATASETS_DIR / "binary" / "splice-1.txt"
+    if not path.exists():
+        pytest.skip(f"dataset not available: {path}")
+    data = np.loadtxt(path)
+    X, y = data[:, 1:], data[:, 0].astype(int)
+    clf = OptimalTreeClassifier(max_depth=5, search=strategy,
+                                callback=lambda progress: not progress.improved).fit(X, y)
+    assert clf.stopped_ and len(clf.trace_) == 1
+    assert clf.stats_["d2_calls"] == 0
+    assert clf.train_error_ == recompute_error(clf.tree_, X, y)
+    cart = DecisionTreeClassifier(max_depth=5, random_state=0).fit(X, y)
+    assert clf.train_error_ <= int((cart.predict(X) != y).sum())
 
 
 def test_callback_errors_propagate():

@@ -385,6 +385,11 @@ cdef class Engine:
             raise ValueError(f"unknown rule {rule}")
         self.rule = rule
         self.budget = budget
+        if self.binary:
+            # the greedy restart (budget 0) must give a tree at once: its
+            # depth-two nodes take the rule's first split, not the counting
+            # solver (O(p^2) pairs per node); later restarts count exactly
+            self.rule_from_depth = 2 if (rule != RULE_NONE and budget == 0.0) else 3
 
     def set_hook(self, hook, double every=0.5):
         """Call ``hook(objective, tree)`` when the root's best tree improves and
@@ -838,6 +843,27 @@ cdef class Engine:
                 LEAF if root_j[0] < 0 else self._new_node(root_j[0], 0, 1, LEAF, LEAF),
                 LEAF if root_j[1] < 0 else self._new_node(root_j[1], 0, 1, LEAF, LEAF))
 
+    cdef void _binary_depth_one(self, Node* node, double* best_val, int32_t* best_tree) noexcept nogil:
+        """Exact depth-one optimum on the bitset layout: one popcount per
+        feature and class (only the greedy restart reaches depth one here)."""
+        cdef int K = self.K, ml = self.min_leaf, nn = node.size, f, c, n_hi, root = -1
+        cdef int32_t* counts = node.counts
+        cdef int32_t* cc = &self.cl[0]
+        cdef double val
+        for f in range(self.p):
+            n_hi = 0
+            for c in range(K):
+                cc[c] = self._mask_count(node.mask, f, c)
+                n_hi += cc[c]
+            if n_hi < ml or nn - n_hi < ml or n_hi == 0 or n_hi == nn:
+                continue
+            val = (nn - n_hi - _max_count_diff(counts, cc, K)) + (n_hi - _max_count(cc, K)) + self.cost
+            if val < best_val[0] - EPS:
+                best_val[0] = val
+                root = f
+        if root >= 0:
+            best_tree[0] = self._new_node(root, 0, 1, LEAF, LEAF)
+
     cdef void _order_features(self, int level, Node* node, int32_t* order) noexcept nogil:
         """Features sorted by the weighted Gini impurity of their best single
         split, so that good incumbents (and hence tight bounds) come early.
@@ -1098,9 +1124,12 @@ cdef class Engine:
                 res.tree = best_tree
                 return res
         self.n_subproblems += 1
-        if depth == 2 and self.binary:
+        if depth == 2 and self.binary and (spent == FREE or self.rule_from_depth > 2):
             # every feature has one threshold: count pairs instead of scanning
             self._binary_depth_two(node, &best_val, &best_tree)
+            node_lb = best_val
+        elif depth == 1 and self.binary:
+            self._binary_depth_one(node, &best_val, &best_tree)
             node_lb = best_val
         elif spent == FREE or depth < self.rule_from_depth:
             node_lb = self._search(level, node, depth, ub_in, gap, known_lb, &best_val, &best_tree, FREE)
@@ -1207,6 +1236,9 @@ cdef class Engine:
             limit = 0x7fffffff
         total = self._rank_candidates(level, node, limit)
         if self._unrestricted(level, depth, spent, total, k, levels):
+            if depth == 2 and self.binary:
+                self._binary_depth_two(node, best_val_io, best_tree_io)
+                return best_val_io[0]
             return self._search(level, node, depth, ub_in, gap, known_lb, best_val_io,
                                 best_tree_io, FREE)
         ub = ub_in if ub_in < best_val else best_val
@@ -1236,7 +1268,7 @@ cdef class Engine:
             if self._timed_out():
                 complete = False
                 break
-            if depth == 2:
+            if depth == 2 and not self.binary:
                 # the children are depth-one trees: D2Split gives both exactly
                 self._d2(node.elems, nn, c.f, c.pos, node.counts, &s_l, &s_r, ml)
                 val_w = s_l.val + s_r.val + cost
@@ -1263,7 +1295,7 @@ cdef class Engine:
                 all_lb = lb_w
             if val_w < best_val - EPS:
                 best_val = val_w
-                if depth == 2:
+                if depth == 2 and not self.binary:
                     tree_l = self._make_stump(&s_l)
                     tree_r = self._make_stump(&s_r)
                 else:
@@ -1574,7 +1606,7 @@ cdef class Engine:
                 node_lb[0] = lb_w
             if have_val and val_w < best_val[0] - EPS:
                 best_val[0] = val_w
-                if depth == 2:
+                if depth == 2 and not self.binary:
                     tree_l = self._make_stump(&s_l)
                     tree_r = self._make_stump(&s_r)
                 if self.binary:
