@@ -3,8 +3,8 @@
 Layers: ``data`` (encodings, bundled sets) -> ``search`` (compiled engines)
 -> ``model`` (the fitted tree, exports) -> ``estimators`` (scikit-learn API).
 """
-from optimaltrees.estimators import OptimalTreeClassifier
+from optimaltrees.estimators import OptimalTreeClassifier, SATTreeClassifier
 from optimaltrees.model import Tree, export_text
 
 __version__ = "0.1.0"
-__all__ = ["OptimalTreeClassifier", "Tree", "export_text", "__version__"]
+__all__ = ["OptimalTreeClassifier", "SATTreeClassifier", "Tree", "export_text", "__version__"]

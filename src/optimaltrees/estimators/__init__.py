@@ -1,4 +1,5 @@
 """Estimator layer: scikit-learn faces of the search engines."""
 from optimaltrees.estimators.classifier import OptimalTreeClassifier
+from optimaltrees.estimators.sat import SATTreeClassifier
 
-__all__ = ["OptimalTreeClassifier"]
+__all__ = ["OptimalTreeClassifier", "SATTreeClassifier"]

@@ -8,12 +8,9 @@ import warnings
 import numpy as np
 from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted
 
 from optimaltrees.data.validation import check_class_labels, check_fit_data, check_predict_data
-
-from optimaltrees.model.export import export_text
-from optimaltrees.model.tree import Tree
+from optimaltrees.estimators._base import FittedTreeMixin, check_number as _check_number
 from optimaltrees.anytime import ProgressLine
 from optimaltrees.search.contree import search_tree
 from optimaltrees.search.strategies import SCHEDULES, STRATEGIES
@@ -23,7 +20,7 @@ from optimaltrees.search.strategies import SCHEDULES, STRATEGIES
 MAX_SUPPORTED_DEPTH = 30
 
 
-class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
+class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
     """Decision tree with the fewest training errors among all trees of bounded depth.
 
     The search (ConTree: dynamic programming with branch-and-bound over every
@@ -229,58 +226,5 @@ class OptimalTreeClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     # -- prediction ------------------------------------------------------------
-    def _validated(self, X) -> np.ndarray:
-        check_is_fitted(self, "tree_")
+    def _tree_input(self, X) -> np.ndarray:
         return check_predict_data(self, X)
-
-    def predict(self, X) -> np.ndarray:
-        """Majority training class of the leaf each row falls into."""
-        X = self._validated(X)
-        return self.classes_[self.tree_.predict(X)]
-
-    def predict_proba(self, X) -> np.ndarray:
-        """Training class frequencies of each row's leaf, columns in ``classes_`` order."""
-        X = self._validated(X)
-        return self.tree_.predict_proba(X)
-
-    def predict_log_proba(self, X) -> np.ndarray:
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
-
-    def apply(self, X) -> np.ndarray:
-        """Index in ``tree_`` of the leaf each row falls into."""
-        X = self._validated(X)
-        return self.tree_.apply(X)
-
-    def export_text(self, decimals: int = 4) -> str:
-        """The fitted tree as indented text, in the training data's feature and class names."""
-        check_is_fitted(self, "tree_")
-        names = getattr(self, "feature_names_in_", None)
-        return export_text(self.tree_, feature_names=None if names is None else list(names),
-                           class_names=list(self.classes_), decimals=decimals)
-
-    def get_depth(self) -> int:
-        check_is_fitted(self, "tree_")
-        return self.tree_.max_depth
-
-    def get_n_leaves(self) -> int:
-        check_is_fitted(self, "tree_")
-        return self.tree_.n_leaves
-
-
-def _check_number(name: str, value, *, allow_none: bool = False, positive: bool = False,
-                  low: float | None = None, high: float | None = None) -> None:
-    if value is None:
-        if allow_none:
-            return
-        raise TypeError(f"{name} must be a number, got None")
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number, got {value!r} ({type(value).__name__})")
-    if not np.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value}")
-    if positive and value <= 0:
-        raise ValueError(f"{name} must be > 0 (or None for no limit), got {value}")
-    if low is not None and value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value}")
-    if high is not None and value > high:
-        raise ValueError(f"{name} must be <= {high}, got {value}")

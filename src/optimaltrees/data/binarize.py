@@ -1,0 +1,226 @@
+"""Boolean features from a mixed table, for the methods that split on 0/1 tests.
+
+The SAT encodings (and any user who wants explicit tests) need every split to
+be a yes/no question.  :class:`Binarizer` turns each column into such
+questions, remembers them, and applies the same questions at predict time:
+
+* a column with two values ``lo < hi`` (e.g. 0/1) -> one test ``col > mid``;
+* a numeric column -> one test ``col > t`` per midpoint ``t`` between
+  neighbouring distinct training values (a thermometer code);
+* a categorical column (strings, pandas categories, or chosen by the user) ->
+  one test ``col == v`` per value (one-hot); a two-valued categorical column
+  gives the single test ``col == v`` for its second value.
+
+A test's *false* side is the tree's left branch, so every rule reads naturally
+("age <= 30.5" left, "age > 30.5" right; "color != red" left, "color == red"
+right).  Constant columns give no test.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class BooleanTest:
+    """One yes/no question about one original column."""
+    column: int
+    kind: str            # "threshold" (x > value) or "equals" (x == value)
+    value: Any
+    name: str            # the column's name
+
+    def labels(self, decimals: int = 4) -> tuple[str, str]:
+        """(false side, true side) as text: the tree's left and right branch."""
+        if self.kind == "threshold":
+            v = _fmt(self.value, decimals)
+            return f"{self.name} <= {v}", f"{self.name} > {v}"
+        return f"{self.name} != {self.value}", f"{self.name} == {self.value}"
+
+
+def _fmt(value: float, decimals: int) -> str:
+    text = f"{value:.{decimals}f}".rstrip("0").rstrip(".")
+    return text if text not in ("", "-0") else "0"
+
+
+def _column_kind(col: np.ndarray, categorical: bool) -> str:
+    if categorical:
+        return "categorical"
+    if col.dtype.kind in "biuf":
+        return "numeric"
+    # object columns of numbers (e.g. from a mixed DataFrame) stay numeric
+    try:
+        col.astype(np.float64)
+    except (TypeError, ValueError):
+        return "categorical"
+    return "numeric"
+
+
+def _as_columns(X) -> tuple[list[np.ndarray], list[str] | None, list[bool]]:
+    """Columns of X as 1-D arrays, the column names if X has them, and which
+    columns pandas marks as categorical."""
+    names = None
+    pandas_categorical: list[bool]
+    if hasattr(X, "columns") and hasattr(X, "iloc"):          # a pandas DataFrame
+        names = [str(c) for c in X.columns]
+        cols = []
+        pandas_categorical = []
+        for i in range(X.shape[1]):
+            s = X.iloc[:, i]
+            is_cat = str(s.dtype) == "category"
+            pandas_categorical.append(is_cat or s.dtype == object or str(s.dtype) in ("string", "bool"))
+            cols.append(np.asarray(s.astype(object) if is_cat else s.to_numpy()))
+        return cols, names, pandas_categorical
+    if hasattr(X, "toarray") or hasattr(X, "tocsr"):
+        raise TypeError("sparse input is not supported; pass a dense array or DataFrame")
+    arr = np.asarray(X, dtype=None if not isinstance(X, list) else object)
+    if arr.dtype.kind == "O" and isinstance(X, list):
+        try:
+            arr = np.asarray(X, dtype=np.float64)
+        except (TypeError, ValueError):
+            arr = np.asarray(X, dtype=object)
+    if arr.ndim != 2:
+        raise ValueError(
+            f"Expected 2D array, got {arr.ndim}D array instead. Reshape your data either using "
+            "array.reshape(-1, 1) if your data has a single feature or array.reshape(1, -1) "
+            "if it contains a single sample.")
+    return [arr[:, i] for i in range(arr.shape[1])], None, [False] * arr.shape[1]
+
+
+def _check_missing(col: np.ndarray, name: str) -> None:
+    if col.dtype.kind == "f":
+        if np.isnan(col).any():
+            raise ValueError(f"Input X contains NaN in column {name!r}; missing values are not supported.")
+        if not np.isfinite(col).all():
+            raise ValueError(f"Input X contains infinity in column {name!r}.")
+    elif col.dtype.kind == "O":
+        for v in col:
+            if v is None or (isinstance(v, float) and np.isnan(v)):
+                raise ValueError(f"Input X contains a missing value (None/NaN) in column {name!r}; "
+                                 "missing values are not supported.")
+
+
+class Binarizer:
+    """Learn the Boolean tests of a table (``fit``) and answer them (``transform``).
+
+    ``categorical``: "auto" (non-numeric columns and pandas categories),
+    "all", "none", or a list of column indices or names.
+    """
+
+    def __init__(self, categorical: str | Sequence[int | str] = "auto") -> None:
+        self.categorical = categorical
+
+    # -- fit -------------------------------------------------------------------
+    def fit(self, X) -> "Binarizer":
+        cols, names, pandas_cat = _as_columns(X)
+        n = len(cols[0]) if cols else 0
+        if not cols:
+            raise ValueError("Found array with 0 feature(s) while a minimum of 1 is required.")
+        if n == 0:
+            raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
+        self.n_features_in_ = len(cols)
+        self.feature_names_in_ = names
+        self.column_names_ = names or [f"x[{i}]" for i in range(len(cols))]
+        chosen = self._categorical_columns(pandas_cat)
+        self.column_kinds_: list[str] = []
+        tests: list[BooleanTest] = []
+        for i, col in enumerate(cols):
+            name = self.column_names_[i]
+            _check_missing(col, name)
+            kind = _column_kind(col, i in chosen)
+            self.column_kinds_.append(kind)
+            if kind == "numeric":
+                values = np.unique(col.astype(np.float64))
+                mids = (values[:-1] + values[1:]) / 2.0
+                # a midpoint that rounds onto a value would misroute it
+                mids = np.where((mids > values[:-1]) & (mids < values[1:]), mids, values[:-1])
+                tests += [BooleanTest(i, "threshold", float(t), name) for t in mids]
+            else:
+                values = _unique_objects(col)
+                if len(values) == 2:
+                    values = values[1:]
+                elif len(values) < 2:
+                    values = []
+                tests += [BooleanTest(i, "equals", v, name) for v in values]
+        self.tests_ = tests
+        self.n_tests_ = len(tests)
+        return self
+
+    def _categorical_columns(self, pandas_cat: list[bool]) -> set[int]:
+        p = len(pandas_cat)
+        spec = self.categorical
+        if isinstance(spec, str):
+            if spec == "auto":
+                return {i for i in range(p) if pandas_cat[i]}
+            if spec == "all":
+                return set(range(p))
+            if spec == "none":
+                return set()
+            raise ValueError(f"categorical must be 'auto', 'all', 'none' or a list of columns, got {spec!r}")
+        chosen = set()
+        for c in spec:
+            if isinstance(c, (int, np.integer)) and not isinstance(c, bool):
+                if not 0 <= c < p:
+                    raise ValueError(f"categorical column index {c} is out of range for {p} columns")
+                chosen.add(int(c))
+            else:
+                if c not in self.column_names_:
+                    raise ValueError(f"categorical column {c!r} is not a column of X "
+                                     f"(columns: {self.column_names_})")
+                chosen.add(self.column_names_.index(c))
+        return chosen
+
+    # -- transform -------------------------------------------------------------
+    def transform(self, X) -> np.ndarray:
+        """The 0/1 matrix (n, n_tests_) of every test on every row."""
+        cols, names, _ = _as_columns(X)
+        if len(cols) != self.n_features_in_:
+            raise ValueError(f"X has {len(cols)} features, but the model was fitted with "
+                             f"{self.n_features_in_} features.")
+        if self.feature_names_in_ is not None and names is not None and names != self.feature_names_in_:
+            raise ValueError(f"X has columns {names}, but the model was fitted with columns "
+                             f"{self.feature_names_in_}")
+        n = len(cols[0])
+        if n == 0:
+            raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
+        out = np.zeros((n, self.n_tests_), dtype=np.uint8)
+        numeric = {}
+        for j, t in enumerate(self.tests_):
+            col = cols[t.column]
+            if t.kind == "threshold":
+                if t.column not in numeric:
+                    _check_missing(col, t.name)
+                    try:
+                        numeric[t.column] = col.astype(np.float64)
+                    except (TypeError, ValueError):
+                        raise ValueError(f"column {t.name!r} was numeric in fit but holds "
+                                         "non-numeric values now") from None
+                out[:, j] = numeric[t.column] > t.value
+            else:
+                _check_missing(col, t.name)
+                out[:, j] = _equals(col, t.value)
+        return out
+
+    def fit_transform(self, X) -> np.ndarray:
+        return self.fit(X).transform(X)
+
+    def test_labels(self, decimals: int = 4) -> list[tuple[str, str]]:
+        return [t.labels(decimals) for t in self.tests_]
+
+
+def _unique_objects(col: np.ndarray) -> list:
+    """Distinct values in a stable order (sorted when comparable)."""
+    if col.dtype.kind in "biufUS":
+        return list(np.unique(col))
+    seen = list(dict.fromkeys(col.tolist()))
+    try:
+        return sorted(seen)
+    except TypeError:
+        return seen
+
+
+def _equals(col: np.ndarray, value) -> np.ndarray:
+    if col.dtype.kind in "biuf" and isinstance(value, (int, float, np.number)):
+        return col == value
+    return np.fromiter((v == value for v in col.tolist()), dtype=bool, count=len(col))

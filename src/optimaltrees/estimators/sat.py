@@ -1,0 +1,227 @@
+"""``SATTreeClassifier``: the smallest tree that fits the training data, by SAT."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+
+from optimaltrees.data.binarize import Binarizer
+from optimaltrees.data.validation import check_class_labels
+from optimaltrees.estimators._base import FittedTreeMixin, check_integer, check_number
+from optimaltrees.search.sat import (CARDINALITIES, available_solvers, infer, min_errors,
+                                     prepare)
+from optimaltrees.search.sat.decode import to_tree
+from optimaltrees.search.sat.worker import run_limited
+
+OBJECTIVES = ("depth", "size", "errors")
+DEPTH_SEARCHES = ("sat", "dp")
+#: a perfect tree of this depth already has 2^20 leaves in the formula
+MAX_SAT_DEPTH = 20
+
+
+def _errors_search(problem, depth, solver, report=None):
+    return min_errors(problem, depth, solver=solver)
+
+
+class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
+    """Decision tree that classifies every training example correctly, as small
+    as possible, found by incremental SAT (Avellaneda, AAAI 2020).
+
+    Columns become yes/no tests automatically (see
+    :class:`optimaltrees.data.binarize.Binarizer`): two-valued columns one
+    test, numeric columns one threshold test per midpoint, categorical columns
+    (strings, pandas categories, or those named in ``categorical``) one test
+    per value.  The tree prints in the original column names.
+
+    Parameters
+    ----------
+    objective : {"depth", "size", "errors"}, default="depth"
+        ``"depth"`` (DT-depth): the smallest depth of a tree that fits every
+        example.  ``"size"`` (DT-size): then the fewest nodes at that depth.
+        ``"errors"``: the tree of depth ``max_depth`` with the fewest
+        misclassifications, by MaxSAT (for data no tree fits exactly).
+    max_depth : int or None, default=None
+        Cap on the depth (required for ``"errors"``).  When no tree of depth
+        <= cap fits the data, ``fit`` raises a ValueError saying so.
+    time_limit : float or None, default=None
+        Seconds.  The search then runs in a worker process (CaDiCaL cannot be
+        interrupted mid-call); at the limit the best tree found so far is kept
+        (``is_optimal_`` False), or, when none was found, ``fit`` raises
+        TimeoutError.
+    solver : str, default="cadical195"
+        A python-sat solver name (``optimaltrees.search.sat.available_solvers()``).
+        ``"errors"`` uses it inside RC2.
+    categorical : "auto", "all", "none" or list of columns, default="auto"
+        Which columns are categorical (one test per value).
+    cardinality : {"counter", "totalizer"}, default="counter"
+        Leaf bound for ``"size"``: the paper's sequential counter or
+        python-sat's incremental totalizer.
+    examples_per_round : int, default=1
+        Misclassified examples added to the formula per round (the paper adds one).
+    depth_search : {"sat", "dp"}, default="sat"
+        How the minimum depth is found: the paper's incremental SAT loop, or
+        the library's exact DP engine on the same tests (the smallest depth
+        whose optimum has no error; often much faster than SAT's proofs that
+        a depth is infeasible).  DT-size then runs SAT at that depth.
+    random_state : int or None, default=None
+        Order in which misclassified examples are picked: None keeps the data
+        order (deterministic); an int shuffles it (the paper's averaged runs).
+
+    Attributes
+    ----------
+    tree_ : Tree               over the Boolean tests of ``binarizer_``
+    binarizer_ : Binarizer     the tests, applied again at predict time
+    classes_, n_classes_, n_features_in_, feature_names_in_
+    depth_ : int               depth of ``tree_``
+    n_nodes_ : int             nodes of ``tree_`` (2 * leaves - 1)
+    min_depth_ : int or None   the proven minimum depth ("depth"/"size")
+    train_error_ : int         training misclassifications (0 unless "errors")
+    is_optimal_ : bool         the objective is proven optimal
+    timed_out_ : bool
+    fit_time_ : float          seconds in ``fit``
+    stats_ : dict              depth, nodes, perfect_nodes, examples_encoded,
+        distinct_examples, boolean_features, sat_calls, variables, clauses,
+        solve_seconds, depths_tried, seconds
+    """
+
+    def __init__(self, objective: str = "depth", *, max_depth: int | None = None,
+                 time_limit: float | None = None, solver: str = "cadical195",
+                 categorical="auto", cardinality: str = "counter", examples_per_round: int = 1,
+                 depth_search: str = "sat", random_state: int | None = None) -> None:
+        self.objective = objective
+        self.max_depth = max_depth
+        self.time_limit = time_limit
+        self.solver = solver
+        self.categorical = categorical
+        self.cardinality = cardinality
+        self.examples_per_round = examples_per_round
+        self.depth_search = depth_search
+        self.random_state = random_state
+
+    def _check_params(self) -> None:
+        if not isinstance(self.objective, str) or self.objective not in OBJECTIVES:
+            raise ValueError(f"objective must be one of {OBJECTIVES}, got {self.objective!r}")
+        check_integer("max_depth", self.max_depth, low=0, allow_none=True)
+        if self.max_depth is not None and self.max_depth > MAX_SAT_DEPTH:
+            raise ValueError(f"max_depth must be <= {MAX_SAT_DEPTH} for the SAT encoding "
+                             f"(2^depth leaves), got {self.max_depth}")
+        if self.objective == "errors" and self.max_depth is None:
+            raise ValueError("objective='errors' needs max_depth: the fewest errors of a tree of "
+                             "which depth? (without a cap a deep enough tree always has 0)")
+        check_number("time_limit", self.time_limit, allow_none=True, positive=True)
+        if not isinstance(self.solver, str) or self.solver not in available_solvers():
+            raise ValueError(f"unknown SAT solver {self.solver!r}; python-sat offers "
+                             f"{available_solvers()}")
+        if self.cardinality not in CARDINALITIES:
+            raise ValueError(f"cardinality must be one of {CARDINALITIES}, got {self.cardinality!r}")
+        check_integer("examples_per_round", self.examples_per_round, low=1)
+        if self.depth_search not in DEPTH_SEARCHES:
+            raise ValueError(f"depth_search must be one of {DEPTH_SEARCHES}, got {self.depth_search!r}")
+        check_integer("random_state", self.random_state, low=0, allow_none=True)
+
+    # -- fitting -----------------------------------------------------------------
+    def fit(self, X, y) -> "SATTreeClassifier":
+        """Binarize X, then search; raises on conflicting rows (unless "errors")."""
+        start = time.perf_counter()
+        self._check_params()
+        y = _check_y(y)
+        binarizer = Binarizer(self.categorical).fit(X)
+        B = binarizer.transform(X)
+        if B.shape[0] != y.shape[0]:
+            raise ValueError("Found input variables with inconsistent numbers of samples: "
+                             f"[{B.shape[0]}, {y.shape[0]}]")
+        check_class_labels(y)
+        try:
+            self.classes_, y_index = np.unique(y, return_inverse=True)
+        except TypeError as exc:
+            raise TypeError(f"class labels must be mutually comparable (sortable): {exc}") from None
+        y_index = y_index.reshape(-1)
+        self.n_classes_ = len(self.classes_)
+        self.binarizer_ = binarizer
+        self.n_features_in_ = binarizer.n_features_in_
+        if binarizer.feature_names_in_ is not None:
+            self.feature_names_in_ = np.asarray(binarizer.feature_names_in_, dtype=object)
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
+        errors_mode = self.objective == "errors"
+        problem = prepare(B, y_index, self.n_classes_, allow_conflicts=errors_mode)
+        order = None
+        if self.random_state is not None:
+            order = np.random.default_rng(self.random_state).permutation(problem.n_rows)
+        if errors_mode:
+            fn, kwargs = _errors_search, dict(problem=problem, depth=int(self.max_depth),
+                                              solver=self.solver)
+        else:
+            fn, kwargs = infer, dict(problem=problem, objective=self.objective,
+                                     max_depth=self.max_depth, solver=self.solver,
+                                     cardinality=self.cardinality,
+                                     per_round=int(self.examples_per_round), order=order,
+                                     depth_search=self.depth_search)
+        value, timed_out, last = run_limited(fn, kwargs, self.time_limit)
+        cost = None
+        if errors_mode:
+            if value is None:
+                raise TimeoutError(f"MaxSAT found no proven tree within time_limit={self.time_limit} s")
+            result, cost = value
+        else:
+            result = value if value is not None else last
+            if result is None or result.tree is None:
+                bound = "" if result is None else (
+                    f"; every depth below {result.depth_lower_bound} is proven infeasible")
+                raise TimeoutError(f"no tree that fits every example was found within "
+                                   f"time_limit={self.time_limit} s{bound}")
+        self.tree_ = to_tree(result.tree, problem.columns, B, y_index, self.n_classes_,
+                             binarizer.n_tests_, majority=errors_mode)
+        self.train_error_ = self.tree_.training_errors()
+        # every returned tree is checked against all training examples
+        expected = cost if errors_mode else 0
+        if self.train_error_ != expected:
+            raise RuntimeError(f"internal error: the SAT tree makes {self.train_error_} training "
+                               f"errors, the solver promised {expected}")
+        self.timed_out_ = timed_out
+        self.depth_ = self.tree_.max_depth
+        self.n_nodes_ = self.tree_.node_count
+        if errors_mode:
+            self.min_depth_ = None
+            self.is_optimal_ = True
+        else:
+            self.min_depth_ = result.tree.depth if result.depth_optimal else None
+            self.is_optimal_ = bool(result.size_optimal if self.objective == "size"
+                                    else result.depth_optimal)
+        stats = result.stats
+        self.fit_time_ = time.perf_counter() - start
+        self.stats_ = {
+            "depth": self.depth_, "nodes": self.n_nodes_,
+            "perfect_nodes": (1 << (result.tree.depth + 1)) - 1,
+            "examples_encoded": stats.examples_encoded, "distinct_examples": problem.n_rows,
+            "boolean_features": binarizer.n_tests_, "boolean_features_kept": int(problem.columns.size),
+            "sat_calls": stats.sat_calls, "variables": stats.variables, "clauses": stats.clauses,
+            "solve_seconds": stats.solve_seconds, "depths_tried": list(stats.depths_tried),
+            "seconds": self.fit_time_,
+        }
+        return self
+
+    # -- prediction (FittedTreeMixin) ------------------------------------------------
+    def _tree_input(self, X) -> np.ndarray:
+        return self.binarizer_.transform(X).astype(np.float64)
+
+    def _export_labels(self, decimals: int) -> dict:
+        return {"split_labels": self.binarizer_.test_labels(decimals)}
+
+
+def _check_y(y) -> np.ndarray:
+    if y is None:
+        raise ValueError("SATTreeClassifier requires y to be passed, but the target y is None")
+    y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y.ravel()
+    if y.ndim != 1:
+        raise ValueError(f"y should be a 1d array, got an array of shape {y.shape} instead.")
+    if y.shape[0] == 0:
+        raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
+    if y.dtype.kind == "f" and not np.isfinite(y).all():
+        raise ValueError("Input y contains NaN or infinity.")
+    if y.dtype.kind == "O" and any(v is None or (isinstance(v, float) and v != v) for v in y):
+        raise ValueError("Input y contains missing values (None/NaN).")
+    return y

@@ -1,0 +1,249 @@
+"""Avellaneda's CNF of a perfect decision tree of depth k (AAAI 2020).
+
+Nodes are numbered in heap order: internal nodes 1..N-1 (N = 2^k), children
+of q are 2q (left, test false) and 2q+1 (right, test true), leaf v is heap
+node N + v.  The variables (see ``../shared/papers/notes/satdepth.md``):
+
+* ``F[q, f]``   internal node q tests Boolean feature f;
+* ``C[v, a]``   leaf v predicts class a;
+* ``X[i, j]``   example i goes right at depth j (its k bits spell its leaf);
+* ``U[v]``      leaf v is labelled (only for the size bound).
+
+Clause families (1)-(6) of the paper are added per node once and per example
+when the example joins the formula; the size bound (7)-(10) is a leaf counter
+whose limit is a solver *assumption*, so one solver instance serves every
+bound of the size search.  Per-example clauses are generated as numpy blocks
+(one per depth) and handed to the solver in one call.
+"""
+from __future__ import annotations
+
+import numpy as np
+from pysat.card import CardEnc, EncType, ITotalizer
+from pysat.formula import IDPool
+from pysat.solvers import Solver, SolverNames
+
+#: pairwise at-most-one up to this many features, a sequential counter beyond
+PAIRWISE_AMO_MAX = 32
+CARDINALITIES = ("counter", "totalizer")
+
+
+def available_solvers() -> list[str]:
+    return sorted(n for n in vars(SolverNames) if not n.startswith("_"))
+
+
+def check_solver_name(name: str) -> None:
+    if name not in available_solvers():
+        raise ValueError(f"unknown SAT solver {name!r}; python-sat offers {available_solvers()}")
+
+
+def _path_signs(depth: int) -> np.ndarray:
+    """(2^depth, depth) array: +1 where the path to node/leaf r goes left at
+    that depth, -1 where it goes right (MSB first).  The literal sign*X_j is
+    then true exactly when the example does *not* follow that step."""
+    if depth == 0:
+        return np.zeros((1, 0), dtype=np.int64)
+    r = np.arange(1 << depth)
+    bits = (r[:, None] >> np.arange(depth - 1, -1, -1)[None, :]) & 1
+    return 1 - 2 * bits
+
+
+class TreeEncoding:
+    """The growing formula for one depth k, on one incremental solver.
+
+    ``B`` is the (n, m) 0/1 matrix of the examples, ``y`` their class indices
+    (0..c-1); examples are added by row index with :meth:`add_examples`.
+    With ``solver=None`` the clauses are collected in :attr:`clauses` instead
+    (the MaxSAT formulation builds its hard part that way).
+    """
+
+    def __init__(self, B: np.ndarray, y: np.ndarray, n_classes: int, depth: int,
+                 solver: str | None = "cadical195") -> None:
+        if depth < 1:
+            raise ValueError("the SAT encoding needs depth >= 1")
+        self.B = np.ascontiguousarray(B, dtype=np.int64)
+        self.y = np.asarray(y, dtype=np.int64)
+        self.k = depth
+        self.N = 1 << depth
+        self.m = self.B.shape[1]
+        self.c = n_classes
+        self.pool = IDPool()
+        self.solver = Solver(name=solver) if solver is not None else None
+        self.clauses: list[list[int]] = []
+        self.n_clauses = 0
+        self.encoded: list[int] = []
+        self._encoded_set: set[int] = set()
+        # F[q, f] for q in 1..N-1 (row 0 unused), C[v, a]
+        self.F = np.zeros((self.N, self.m), dtype=np.int64)
+        for q in range(1, self.N):
+            for f in range(self.m):
+                self.F[q, f] = self.pool.id(("F", q, f))
+        self.C = np.array([[self.pool.id(("C", v, a)) for a in range(self.c)] for v in range(self.N)],
+                          dtype=np.int64).reshape(self.N, self.c)
+        self._signs = [_path_signs(j) for j in range(depth + 1)]
+        self._node_clauses()
+        self._symmetry_clauses()
+        self.counter_bound_lits: dict[int, int] | None = None
+        self.max_leaves_encoded = 0
+
+    # -- clause plumbing -----------------------------------------------------
+    def _add(self, clauses) -> None:
+        if isinstance(clauses, np.ndarray):
+            clauses = clauses.tolist()
+        if self.solver is None:
+            self.clauses += clauses
+        else:
+            self.solver.append_formula(clauses)
+        self.n_clauses += len(clauses)
+
+    @property
+    def n_vars(self) -> int:
+        return self.pool.top
+
+    def _node_clauses(self) -> None:
+        """(1) every internal node tests a feature; (2) at most one (pairwise
+        for few features, else python-sat's sequential counter)."""
+        for q in range(1, self.N):
+            lits = self.F[q].tolist()
+            if self.m <= PAIRWISE_AMO_MAX:
+                enc = CardEnc.equals(lits=lits, bound=1, encoding=EncType.pairwise)
+            else:
+                enc = CardEnc.equals(lits=lits, bound=1, vpool=self.pool, encoding=EncType.seqcounter)
+            self._add(enc.clauses)
+
+    def _symmetry_clauses(self) -> None:
+        """Symmetry breaking (not in the paper; keeps every optimum): when both
+        children of q test the same feature g, q's feature f < g.  Swapping f
+        and g below q gives the same tree with its grandchildren permuted and
+        lowers the features in breadth-first order, so a least tree remains.
+        (Forbidding a feature twice on a path, also sound for DT-depth, made
+        car's UNSAT proofs slower and is not used.)"""
+        clauses = []
+        f_idx, g_idx = np.triu_indices(self.m, 1)            # f < g: forbid F[q, g] with children f
+        for q in range(1, self.N >> 1):
+            block = np.stack([-self.F[q, g_idx], -self.F[2 * q, f_idx], -self.F[2 * q + 1, f_idx]], axis=1)
+            clauses += block.tolist()
+        self._add(clauses)
+
+    # -- examples ----------------------------------------------------------------
+    def new_example_vars(self, i: int) -> np.ndarray:
+        return np.array([self.pool.id(("X", i, j)) for j in range(self.k)], dtype=np.int64)
+
+    def routing_clauses(self, x: np.ndarray, b: np.ndarray) -> list[np.ndarray]:
+        """Families (3) and (4) for one example with path variables ``x`` and
+        0/1 row ``b``: at every node on its path, it goes right exactly when
+        the tested feature is 1.  One numpy block per depth."""
+        m = self.m
+        step = 2 * b - 1                                  # +1: goes right at a node testing f
+        blocks = []
+        for j in range(self.k):
+            nodes = 1 << j
+            prefix = self._signs[j] * x[:j]              # (nodes, j): true iff not on this path
+            block = np.empty((nodes, m, j + 2), dtype=np.int64)
+            block[:, :, :j] = prefix[:, None, :]
+            block[:, :, j] = step[None, :] * x[j]
+            block[:, :, j + 1] = -self.F[nodes:2 * nodes]
+            blocks.append(block.reshape(nodes * m, j + 2))
+        return blocks
+
+    def class_clauses(self, x: np.ndarray, a: int) -> np.ndarray:
+        """Families (5) and (6): the example's leaf holds class ``a`` and no other."""
+        N, c, k = self.N, self.c, self.k
+        lits = -self.C.copy()
+        lits[:, a] = self.C[:, a]
+        block = np.empty((N, c, k + 1), dtype=np.int64)
+        block[:, :, :k] = (self._signs[k] * x[None, :])[:, None, :]
+        block[:, :, k] = lits
+        return block.reshape(N * c, k + 1)
+
+    def add_examples(self, rows) -> None:
+        """Families (3)-(6) for each example not yet in the formula."""
+        blocks = []
+        for i in rows:
+            i = int(i)
+            if i in self._encoded_set:
+                continue
+            self._encoded_set.add(i)
+            self.encoded.append(i)
+            x = self.new_example_vars(i)
+            blocks += self.routing_clauses(x, self.B[i])
+            blocks.append(self.class_clauses(x, int(self.y[i])))
+        for block in blocks:
+            self._add(block)
+
+    # -- size bound ----------------------------------------------------------------
+    def add_leaf_counter(self, max_leaves: int, cardinality: str = "counter") -> None:
+        """(7) a labelled leaf is used, and a counter over the used leaves whose
+        bound 'at most L' is the assumption :meth:`at_most_leaves` returns.
+
+        ``counter``: the paper's unary sequential counter (8)-(10) with H[i, j]
+        = 'at least j used leaves among the first i'; ``totalizer``:
+        python-sat's incremental totalizer over the same U literals."""
+        N = self.N
+        U = [self.pool.id(("U", v)) for v in range(N)]
+        self._add([[-int(self.C[v, a]), U[v]] for v in range(N) for a in range(self.c)])
+        top = max_leaves + 1
+        if cardinality == "counter":
+            # H[i, j] only for j <= i (nothing can count more leaves than it saw)
+            H = {(i, j): self.pool.id(("H", i, j)) for i in range(N + 1) for j in range(min(i, top) + 1)}
+            clauses = [[H[0, 0]]]
+            for i in range(N):
+                for j in range(min(i, top) + 1):
+                    clauses.append([-H[i, j], H[i + 1, j]])                       # (8)
+                    if j + 1 <= top:
+                        clauses.append([-U[i], -H[i, j], H[i + 1, j + 1]])        # (9)
+            self._add(clauses)
+            # (10): "not H[N, L+1]" bounds the used leaves by L
+            self.counter_bound_lits = {L: -H[N, L + 1] for L in range(0, max_leaves + 1)
+                                       if (N, L + 1) in H}
+        elif cardinality == "totalizer":
+            tot = ITotalizer(lits=U, ubound=top, top_id=self.pool.top)
+            self.pool.top = tot.top_id
+            self._add(tot.cnf.clauses)
+            self.counter_bound_lits = {L: -tot.rhs[L] for L in range(0, max_leaves + 1)
+                                       if L < len(tot.rhs)}
+            self._totalizer = tot
+        else:
+            raise ValueError(f"cardinality must be one of {CARDINALITIES}, got {cardinality!r}")
+        self.max_leaves_encoded = max_leaves
+
+    def at_most_leaves(self, L: int) -> list[int]:
+        if self.counter_bound_lits is None:
+            raise RuntimeError("add_leaf_counter first")
+        if L not in self.counter_bound_lits:
+            if L >= min(self.max_leaves_encoded, self.N):
+                return []                # the bound cuts nothing
+            raise ValueError(f"no leaf bound {L} was encoded")
+        return [self.counter_bound_lits[L]]
+
+    # -- solving -------------------------------------------------------------------
+    def solve(self, assumptions=()) -> bool:
+        return bool(self.solver.solve(assumptions=list(assumptions)))
+
+    def decode(self) -> tuple[np.ndarray, np.ndarray]:
+        """(node_feature (N,), leaf_class (N,)) from the last model; node 0 is
+        unused, leaf_class is -1 where the model labels a leaf with no class or
+        with several (only leaves no encoded example reaches)."""
+        model = np.asarray(self.solver.get_model(), dtype=np.int64)
+        truth = np.zeros(self.pool.top + 1, dtype=bool)
+        pos = model[model > 0]
+        truth[pos[pos <= self.pool.top]] = True
+        F = truth[self.F[1:]]                     # (N-1, m)
+        node_feature = np.full(self.N, -1, dtype=np.int64)
+        node_feature[1:] = np.argmax(F, axis=1)
+        Ct = truth[self.C]                        # (N, c)
+        leaf_class = np.where(Ct.sum(axis=1) == 1, np.argmax(Ct, axis=1), -1)
+        return node_feature, leaf_class
+
+    def delete(self) -> None:
+        if self.solver is not None:
+            self.solver.delete()
+            self.solver = None
+
+
+def route(B: np.ndarray, node_feature: np.ndarray, depth: int) -> np.ndarray:
+    """Leaf index (0..2^depth-1) of every row of the 0/1 matrix B."""
+    q = np.ones(B.shape[0], dtype=np.int64)
+    rows = np.arange(B.shape[0])
+    for _ in range(depth):
+        q = 2 * q + B[rows, node_feature[q]]
+    return q - (1 << depth)

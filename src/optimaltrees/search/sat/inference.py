@@ -1,0 +1,257 @@
+"""Incremental SAT inference of perfect-fit trees (Avellaneda, AAAI 2020).
+
+:func:`min_depth` (DT-depth) tries k = 1, 2, ... and for each k runs the
+counterexample loop of Algorithm 3: solve with the examples encoded so far,
+check the decoded tree on *all* examples, add a misclassified one, repeat
+until the tree fits (k is feasible) or the formula is UNSAT (no tree of depth
+k fits even the encoded subset, hence none fits all).  The examples that made
+depth k-1 UNSAT seed depth k (a safe warm start: any tree must fit them).
+
+:func:`min_size` (DT-size) continues on the same solver at the minimum depth:
+a leaf counter bounds the labelled leaves by L through an assumption, and a
+binary search over L finds the fewest leaves; UNSAT for a bound is final
+because the formula only grows.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from optimaltrees.search.sat.decode import PerfectTree, leaf_count
+from optimaltrees.search.sat.encoding import TreeEncoding, route
+from optimaltrees.search.sat.problem import Problem
+
+
+class NoTreeWithinDepthError(ValueError):
+    """No tree of depth <= the cap classifies every training example."""
+
+
+@dataclass
+class SATStats:
+    sat_calls: int = 0
+    examples_encoded: int = 0
+    variables: int = 0
+    clauses: int = 0
+    depths_tried: list[int] = field(default_factory=list)
+    solve_seconds: float = 0.0
+
+    def absorb(self, enc: TreeEncoding) -> None:
+        self.examples_encoded = len(enc.encoded)
+        self.variables = enc.n_vars
+        self.clauses = enc.n_clauses
+
+
+@dataclass
+class SATResult:
+    """What the search knows: the best tree so far and how far it is proven."""
+    tree: PerfectTree | None
+    depth_lower_bound: int                 # every smaller depth is proven infeasible
+    leaves: int | None = None              # leaves of the simplified tree
+    leaves_lower_bound: int = 1
+    depth_optimal: bool = False
+    size_optimal: bool = False
+    stats: SATStats = field(default_factory=SATStats)
+
+
+Report = Callable[[SATResult], None]
+
+
+def _fit_loop(enc: TreeEncoding, B: np.ndarray, y: np.ndarray, order_rank: np.ndarray,
+              per_round: int, stats: SATStats, assumptions=()) -> PerfectTree | None:
+    """Algorithm 3: a tree of the encoding's depth that fits every example
+    (within the assumptions), or None when there is none."""
+    while True:
+        stats.sat_calls += 1
+        t0 = time.perf_counter()
+        sat = enc.solve(assumptions)
+        stats.solve_seconds += time.perf_counter() - t0
+        if not sat:
+            return None
+        node_feature, leaf_class = enc.decode()
+        predicted = leaf_class[route(B, node_feature, enc.k)]
+        wrong = np.flatnonzero(predicted != y)
+        if wrong.size == 0:
+            return PerfectTree(enc.k, node_feature, leaf_class)
+        # the first misclassified examples in the example order
+        pick = wrong[np.argsort(order_rank[wrong], kind="stable")[:per_round]]
+        enc.add_examples(pick)
+
+
+def min_depth(problem: Problem, *, max_depth: int | None = None, solver: str = "cadical195",
+              per_round: int = 1, order: np.ndarray | None = None,
+              report: Report | None = None) -> tuple[SATResult, TreeEncoding | None]:
+    """DT-depth: the smallest depth of a tree that fits every example.
+
+    Returns the result and the solver state at that depth (for
+    :func:`min_size`).  Raises :class:`NoTreeWithinDepthError` past ``max_depth``.
+    """
+    B, y = problem.B, problem.row_classes()
+    stats = SATStats()
+    present = np.unique(y)
+    order_rank = _order_rank(problem.n_rows, order)
+    if present.size <= 1:
+        tree = PerfectTree(0, np.full(1, -1), np.array([int(present[0]) if present.size else 0]))
+        return SATResult(tree, 0, 1, 1, True, True, stats), None
+    k = max(1, math.ceil(math.log2(present.size)))
+    # a consistent tree never needs more levels than features or distinct rows
+    cap = min(B.shape[1], problem.n_rows - 1)
+    if max_depth is not None:
+        cap = min(cap, max_depth)
+    seed: list[int] = []
+    lower = k
+    while k <= cap:
+        stats.depths_tried.append(k)
+        enc = TreeEncoding(B, y, problem.n_classes, k, solver=solver)
+        enc.add_examples(seed)
+        tree = _fit_loop(enc, B, y, order_rank, per_round, stats)
+        stats.absorb(enc)
+        if tree is not None:
+            leaves = leaf_count(tree, B, y, problem.n_classes)
+            result = SATResult(tree, k, leaves, present.size, True, False, stats)
+            if report:
+                report(result)
+            return result, enc
+        seed = list(enc.encoded)
+        enc.delete()
+        lower = k + 1
+        if report:
+            report(SATResult(None, lower, stats=stats))
+        k += 1
+    if max_depth is not None and lower > max_depth:
+        raise NoTreeWithinDepthError(
+            f"no tree of depth <= max_depth={max_depth} classifies every training example "
+            f"correctly (depth {max_depth} was proven infeasible on {len(seed)} of the "
+            f"{problem.n_rows} distinct examples); raise max_depth, or use objective='errors' for "
+            "the depth-limited tree with the fewest misclassifications")
+    raise NoTreeWithinDepthError("no consistent tree exists (conflicting examples)")
+
+
+def min_depth_dp(problem: Problem, *, max_depth: int | None = None,
+                 report: Report | None = None) -> tuple[SATResult, None]:
+    """DT-depth by the library's exact DP engine instead of SAT: the smallest
+    depth whose optimal tree makes no error (each infeasible depth is proven
+    by the DP's bound).  Often far faster than SAT's UNSAT proofs."""
+    from optimaltrees.search.contree import search_tree
+
+    B, y = problem.B, problem.row_classes()
+    stats = SATStats()
+    present = np.unique(y)
+    if present.size <= 1:
+        return min_depth(problem, max_depth=max_depth, report=report)
+    k = max(1, math.ceil(math.log2(present.size)))
+    cap = min(B.shape[1], problem.n_rows - 1)
+    if max_depth is not None:
+        cap = min(cap, max_depth)
+    while k <= cap:
+        stats.depths_tried.append(k)
+        found = search_tree(B.astype(np.float64), y, problem.n_classes, k)
+        if found.objective == 0:
+            tree = _perfect_from_tree(found.tree, k)
+            result = SATResult(tree, k, leaf_count(tree, B, y, problem.n_classes), present.size,
+                               True, False, stats)
+            if report:
+                report(result)
+            return result, None
+        if report:
+            report(SATResult(None, k + 1, stats=stats))
+        k += 1
+    raise NoTreeWithinDepthError(
+        f"no tree of depth <= max_depth={max_depth} classifies every training example correctly; "
+        "raise max_depth, or use objective='errors' for the depth-limited tree with the fewest "
+        "misclassifications")
+
+
+def _perfect_from_tree(tree, depth: int) -> PerfectTree:
+    """A Tree over 0/1 columns (threshold 0.5) as a perfect heap tree of
+    ``depth``: a shallow leaf repeats its class below any test."""
+    N = 1 << depth
+    node_feature = np.zeros(N, dtype=np.int64)
+    leaf_class = np.zeros(N, dtype=np.int64)
+
+    def fill(q: int, node: int, level: int) -> None:
+        if level == depth:
+            leaf_class[q - N] = int(np.argmax(tree.value[node]))
+            return
+        f = int(tree.feature[node])
+        if f < 0:
+            fill(2 * q, node, level + 1)
+            fill(2 * q + 1, node, level + 1)
+            return
+        node_feature[q] = f
+        fill(2 * q, int(tree.children_left[node]), level + 1)
+        fill(2 * q + 1, int(tree.children_right[node]), level + 1)
+
+    fill(1, 0, 0)
+    return PerfectTree(depth, node_feature, leaf_class)
+
+
+def min_size(problem: Problem, depth_result: SATResult, enc: TreeEncoding | None, *,
+             solver: str = "cadical195", cardinality: str = "counter", per_round: int = 1, order: np.ndarray | None = None,
+             report: Report | None = None) -> SATResult:
+    """DT-size: at the minimum depth, the tree with the fewest leaves (nodes = 2L-1)."""
+    result = depth_result
+    if result.tree is None or result.tree.depth == 0:        # one leaf is minimal
+        result.size_optimal = True
+        return result
+    B, y = problem.B, problem.row_classes()
+    if enc is None:                  # the depth came from elsewhere: a fresh formula
+        enc = TreeEncoding(B, y, problem.n_classes, result.tree.depth, solver=solver)
+        try:
+            return min_size(problem, result, enc, solver=solver, cardinality=cardinality,
+                            per_round=per_round, order=order, report=report)
+        finally:
+            enc.delete()
+    stats = result.stats
+    order_rank = _order_rank(problem.n_rows, order)
+    lo, hi = result.leaves_lower_bound, result.leaves
+    enc.add_leaf_counter(hi, cardinality)
+    while lo < hi:
+        L = (lo + hi) // 2
+        tree = _fit_loop(enc, B, y, order_rank, per_round, stats, enc.at_most_leaves(L))
+        stats.absorb(enc)
+        if tree is None:
+            lo = L + 1                     # final: the formula only grows
+            result.leaves_lower_bound = lo
+        else:
+            result.tree = tree
+            hi = min(L, leaf_count(tree, B, y, problem.n_classes))
+            result.leaves = hi
+        if report:
+            report(result)
+    result.size_optimal = True
+    result.leaves_lower_bound = result.leaves
+    return result
+
+
+def _order_rank(n: int, order: np.ndarray | None) -> np.ndarray:
+    """rank[i] = position of distinct row i in the order examples are tried."""
+    if order is None:
+        return np.arange(n)
+    rank = np.empty(n, dtype=np.int64)
+    rank[np.asarray(order)] = np.arange(n)
+    return rank
+
+
+def infer(problem: Problem, *, objective: str = "depth", max_depth: int | None = None,
+          solver: str = "cadical195", cardinality: str = "counter", per_round: int = 1,
+          order: np.ndarray | None = None, depth_search: str = "sat",
+          report: Report | None = None) -> SATResult:
+    """DT-depth, then DT-size when ``objective == "size"`` (one solver
+    throughout).  ``depth_search="dp"`` finds the depth with the DP engine."""
+    if depth_search == "dp":
+        result, enc = min_depth_dp(problem, max_depth=max_depth, report=report)
+    else:
+        result, enc = min_depth(problem, max_depth=max_depth, solver=solver, per_round=per_round,
+                                order=order, report=report)
+    try:
+        if objective == "size":
+            result = min_size(problem, result, enc, solver=solver, cardinality=cardinality,
+                              per_round=per_round, order=order, report=report)
+    finally:
+        if enc is not None:
+            enc.delete()
+    return result

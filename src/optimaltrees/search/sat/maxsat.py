@@ -1,0 +1,66 @@
+"""Fewest misclassifications at a fixed depth, by MaxSAT (beyond the paper).
+
+The same perfect-tree encoding, with every distinct row routed by hard
+clauses (3)-(4) and each (row, class) group's class clauses (5)-(6) guarded by
+a selector ``s``: the soft unit ``s`` weighs the group's size, so the optimum
+cost is the minimum number of misclassified training examples of a depth-k
+tree.  Solved with python-sat's RC2 (stratified for weights).
+"""
+from __future__ import annotations
+
+import numpy as np
+from pysat.examples.rc2 import RC2, RC2Stratified
+from pysat.formula import WCNF
+
+from optimaltrees.search.sat.decode import PerfectTree
+from optimaltrees.search.sat.encoding import TreeEncoding
+from optimaltrees.search.sat.inference import SATResult, SATStats
+from optimaltrees.search.sat.problem import Problem
+
+
+def min_errors(problem: Problem, depth: int, *, solver: str = "glucose4") -> tuple[SATResult, int]:
+    """The depth-``depth`` tree with the fewest weighted misclassifications,
+    and that number (proven optimal)."""
+    stats = SATStats(depths_tried=[depth])
+    B = problem.B
+    if depth == 0 or problem.B.shape[1] == 0:
+        counts = np.bincount(problem.groups_class, weights=problem.groups_weight,
+                             minlength=problem.n_classes)
+        best = int(np.argmax(counts))
+        tree = PerfectTree(0, np.full(1, -1), np.array([best]))
+        return (SATResult(tree, 0, 1, 1, depth_optimal=False, size_optimal=False, stats=stats),
+                int(counts.sum() - counts[best]))
+    enc = TreeEncoding(B, np.zeros(problem.n_rows, dtype=np.int64), problem.n_classes, depth, solver=None)
+    path = [enc.new_example_vars(i) for i in range(problem.n_rows)]
+    for i in range(problem.n_rows):
+        for block in enc.routing_clauses(path[i], B[i].astype(np.int64)):
+            enc._add(block)
+    wcnf = WCNF()
+    wcnf.extend(enc.clauses)
+    for g in range(problem.groups_row.size):
+        sel = enc.pool.id(("S", g))
+        block = enc.class_clauses(path[int(problem.groups_row[g])], int(problem.groups_class[g]))
+        guarded = np.concatenate([block, np.full((block.shape[0], 1), -sel, dtype=np.int64)], axis=1)
+        wcnf.extend(guarded.tolist())
+        wcnf.append([sel], weight=int(problem.groups_weight[g]))
+    stats.variables = enc.pool.top
+    stats.clauses = len(wcnf.hard) + len(wcnf.soft)
+    stats.examples_encoded = problem.n_rows
+    weighted = bool(np.any(problem.groups_weight != problem.groups_weight[0]))
+    cls = RC2Stratified if weighted else RC2
+    with cls(wcnf, solver=solver, adapt=True, exhaust=True, minz=True) as rc2:
+        model = rc2.compute()
+        cost = int(rc2.cost)
+        stats.sat_calls = int(getattr(rc2, "oracle_calls", 0) or 0)
+    if model is None:                       # cannot happen: every hard part is satisfiable
+        raise RuntimeError("the MaxSAT hard clauses are unsatisfiable")
+    truth = np.zeros(enc.pool.top + 1, dtype=bool)
+    m = np.asarray(model, dtype=np.int64)
+    pos = m[(m > 0) & (m <= enc.pool.top)]
+    truth[pos] = True
+    node_feature = np.full(enc.N, -1, dtype=np.int64)
+    node_feature[1:] = np.argmax(truth[enc.F[1:]], axis=1)
+    Ct = truth[enc.C]
+    leaf_class = np.where(Ct.sum(axis=1) == 1, np.argmax(Ct, axis=1), -1)
+    tree = PerfectTree(depth, node_feature, leaf_class)
+    return SATResult(tree, 0, stats=stats), cost

@@ -1,0 +1,104 @@
+"""The examples a SAT encoding sees: distinct 0/1 rows, reduced columns.
+
+Duplicate rows would only repeat clauses, and columns that are constant,
+identical or complementary to another column give no new tree (a test and
+its complement split the same way), so the encodings work on the reduced
+problem and report features by their original column index.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+class ConflictingExamplesError(ValueError):
+    """Identical feature vectors with different classes: no tree fits them all."""
+
+    def __init__(self, pairs: list[tuple[int, int]], n_conflicts: int) -> None:
+        shown = ", ".join(f"rows {a} and {b}" for a, b in pairs)
+        more = f" (and {n_conflicts - len(pairs)} more)" if n_conflicts > len(pairs) else ""
+        super().__init__(
+            "no tree classifies every training example correctly: identical feature vectors have "
+            f"different classes: {shown}{more}. Remove or relabel them, or use "
+            "objective='errors' with a max_depth for the tree with the fewest misclassifications.")
+        self.pairs = pairs
+        self.n_conflicts = n_conflicts
+
+
+@dataclass
+class Problem:
+    """Distinct rows ``B`` (u, m) over kept columns, grouped by class.
+
+    ``groups_row[g]``, ``groups_class[g]``, ``groups_weight[g]``: row g's
+    class and how many training examples share that row and class.
+    ``columns[j]`` is the original index of kept column j."""
+    B: np.ndarray
+    columns: np.ndarray
+    groups_row: np.ndarray
+    groups_class: np.ndarray
+    groups_weight: np.ndarray
+    n_classes: int
+    first_example: np.ndarray          # an original row index of every distinct row
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.B.shape[0])
+
+    def row_classes(self) -> np.ndarray:
+        """The class of every distinct row (only for conflict-free problems)."""
+        y = np.full(self.n_rows, -1, dtype=np.int64)
+        y[self.groups_row] = self.groups_class
+        return y
+
+
+def kept_columns(B: np.ndarray) -> np.ndarray:
+    """Indices of the columns to keep: not constant, and the first of every
+    set of identical or complementary columns."""
+    if B.shape[1] == 0:
+        return np.zeros(0, dtype=np.int64)
+    varying = np.flatnonzero(B.min(axis=0) != B.max(axis=0))
+    if varying.size == 0:
+        return varying
+    cols = B[:, varying]
+    canon = np.where(cols[0:1, :] == 1, 1 - cols, cols)          # complement -> same column
+    _, first = np.unique(canon.T, axis=0, return_index=True)
+    return varying[np.sort(first)]
+
+
+def prepare(B: np.ndarray, y: np.ndarray, n_classes: int, *, allow_conflicts: bool) -> Problem:
+    """Reduce (B, y) to distinct rows and kept columns; raise
+    :class:`ConflictingExamplesError` on conflicting rows unless allowed."""
+    B = np.ascontiguousarray(B, dtype=np.uint8)
+    y = np.asarray(y, dtype=np.int64)
+    columns = kept_columns(B)
+    R = B[:, columns]
+    if R.shape[1] == 0:
+        R = np.zeros((B.shape[0], 0), dtype=np.uint8)
+        _, first, inverse = np.unique(np.zeros(B.shape[0]), return_index=True, return_inverse=True)
+    else:
+        _, first, inverse = np.unique(R, axis=0, return_index=True, return_inverse=True)
+    inverse = inverse.reshape(-1)
+    # (row, class) groups with their multiplicity
+    key = inverse.astype(np.int64) * n_classes + y
+    gkeys, gfirst, gcount = np.unique(key, return_index=True, return_counts=True)
+    groups_row = gkeys // n_classes
+    groups_class = gkeys % n_classes
+    if not allow_conflicts:
+        rows, n_per_row = np.unique(groups_row, return_counts=True)
+        bad = rows[n_per_row > 1]
+        if bad.size:
+            pairs = []
+            for r in bad[:5]:
+                members = np.flatnonzero(inverse == r)
+                a = members[0]
+                b = members[np.flatnonzero(y[members] != y[a])[0]]
+                pairs.append((int(a), int(b)))
+            raise ConflictingExamplesError(pairs, int(bad.size))
+    order = np.argsort(first, kind="stable")          # distinct rows in data order
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    return Problem(B=np.ascontiguousarray(R[first[order]]), columns=columns,
+                   groups_row=rank[groups_row], groups_class=groups_class,
+                   groups_weight=gcount.astype(np.int64), n_classes=n_classes,
+                   first_example=first[order])

@@ -1,0 +1,295 @@
+"""SATTreeClassifier against the independent brute-force oracle, and its edges.
+
+Numeric columns become midpoint tests, which is exactly the oracle's split
+space, so the oracle's optima are the SAT optima: the minimum depth is the
+smallest depth with 0 errors, the minimum size at that depth follows from a
+node cost small enough never to trade an error for a node, and the fewest
+errors at a depth is the oracle's objective itself.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, note, settings, strategies as st
+
+from conftest import DATASETS_DIR
+from helpers import n_examples
+from oracle import brute_force_objective
+from test_exact_property import SETTINGS, instances
+
+from optimaltrees import OptimalTreeClassifier, SATTreeClassifier
+from optimaltrees.data.binarize import Binarizer
+from optimaltrees.search.sat import ConflictingExamplesError, available_solvers
+from optimaltrees.search.sat.worker import run_limited
+
+CATEGORICAL = DATASETS_DIR / "categorical"
+
+
+def oracle_min_depth(X, y) -> int:
+    for d in range(0, X.shape[0] + 1):
+        if brute_force_objective(X, y, d) == 0:
+            return d
+    return math.inf
+
+
+def oracle_min_leaves(X, y, depth) -> int:
+    """Fewest leaves of a zero-error tree of depth <= depth: with a node cost
+    eps < 1 / 2^depth one error outweighs every node, so the optimum is
+    eps * (fewest branching nodes)."""
+    eps = 1.0 / (1 << (depth + 1))
+    obj = brute_force_objective(X, y, depth, cost_per_node=eps)
+    assert obj < 1, "a zero-error tree must exist at this depth"
+    return int(round(obj / eps)) + 1
+
+
+def has_conflicts(X, y) -> bool:
+    seen = {}
+    for row, label in zip(map(tuple, X), y):
+        if seen.setdefault(row, label) != label:
+            return True
+    return False
+
+
+def assert_fits(clf, X, y):
+    assert clf.train_error_ == 0
+    assert np.array_equal(clf.predict(X), y)
+
+
+@settings(max_examples=n_examples(150), **SETTINGS)
+@given(data=instances(max_n=10, max_features=3, max_classes=4), objective=st.sampled_from(["depth", "size"]),
+       cardinality=st.sampled_from(["counter", "totalizer"]), per_round=st.sampled_from([1, 1, 3]),
+       depth_search=st.sampled_from(["sat", "sat", "dp"]))
+def test_min_depth_and_size_match_brute_force(data, objective, cardinality, per_round, depth_search):
+    X, y = data
+    clf = SATTreeClassifier(objective, categorical="none", cardinality=cardinality,
+                            examples_per_round=per_round, depth_search=depth_search)
+    if has_conflicts(X, y):
+        with pytest.raises(ConflictingExamplesError) as info:
+            clf.fit(X, y)
+        a, b = info.value.pairs[0]
+        assert np.array_equal(X[a], X[b]) and y[a] != y[b]
+        return
+    clf.fit(X, y)
+    depth = oracle_min_depth(X, y)
+    note(f"oracle depth {depth}, got {clf.depth_}, nodes {clf.n_nodes_}")
+    assert_fits(clf, X, y)
+    assert clf.is_optimal_
+    assert clf.min_depth_ == depth
+    assert clf.depth_ == depth
+    assert clf.n_nodes_ == 2 * clf.get_n_leaves() - 1
+    if objective == "size":
+        assert clf.get_n_leaves() == oracle_min_leaves(X, y, depth)
+    else:
+        assert clf.get_n_leaves() >= oracle_min_leaves(X, y, depth)
+
+
+@settings(max_examples=n_examples(100), **SETTINGS)
+@given(data=instances(max_n=10, max_features=3, max_classes=4), depth=st.integers(0, 3))
+def test_min_errors_matches_brute_force_and_the_dp_engine(data, depth):
+    X, y = data
+    clf = SATTreeClassifier("errors", max_depth=depth, categorical="none").fit(X, y)
+    expected = brute_force_objective(X, y, depth)
+    assert clf.train_error_ == expected
+    assert clf.is_optimal_ and clf.depth_ <= depth
+    assert int((clf.predict(X) != y).sum()) == expected
+    # the DP engine on the same Boolean tests agrees
+    B = clf.binarizer_.transform(X)
+    if B.shape[1]:                                   # (no test at all: one leaf, checked above)
+        dp = OptimalTreeClassifier(max_depth=depth).fit(B, y)
+        assert dp.train_error_ == clf.train_error_
+
+
+@settings(max_examples=n_examples(60), **SETTINGS)
+@given(data=instances(max_n=10, max_features=3, max_classes=3, pool=[0.0, 1.0]),
+       seed=st.integers(0, 3))
+def test_example_order_does_not_change_the_optimum(data, seed):
+    X, y = data
+    if has_conflicts(X, y):
+        return
+    a = SATTreeClassifier("size", categorical="all").fit(X, y)
+    b = SATTreeClassifier("size", categorical="all", random_state=seed, examples_per_round=2,
+                          cardinality="totalizer").fit(X, y)
+    assert (a.depth_, a.n_nodes_) == (b.depth_, b.n_nodes_)
+    assert_fits(b, X, y)
+
+
+def load_categorical(name):
+    df = pd.read_csv(CATEGORICAL / f"{name}.csv", encoding="utf-8-sig")
+    if name == "zoo":
+        df = df.drop(columns=["animal_name"])
+    return df.iloc[:, :-1], df.iloc[:, -1]
+
+
+@pytest.fixture(scope="module")
+def mouse():
+    if not (CATEGORICAL / "mouse.csv").exists():
+        pytest.skip("categorical data sets not available")
+    return load_categorical("mouse")
+
+
+def test_mouse_matches_the_paper(mouse):
+    X, y = mouse
+    depth = SATTreeClassifier("depth", categorical="all").fit(X, y)
+    assert depth.min_depth_ == 4 and depth.is_optimal_
+    assert depth.stats_["perfect_nodes"] == 31
+    assert depth.stats_["examples_encoded"] < len(y)          # only a subset is encoded
+    size = SATTreeClassifier("size", categorical="all").fit(X, y)
+    assert size.depth_ == 4 and size.n_nodes_ == 15 and size.is_optimal_
+    hybrid = SATTreeClassifier("size", categorical="all", depth_search="dp").fit(X, y)
+    assert (hybrid.depth_, hybrid.n_nodes_, hybrid.min_depth_) == (4, 15, 4)
+    assert_fits(size, X, y.to_numpy())
+    text = size.export_text()
+    assert "A ==" in text or "B ==" in text
+
+
+def test_dp_engine_agrees_on_the_smallest_perfect_depth(mouse):
+    X, y = mouse
+    sat = SATTreeClassifier("depth", categorical="all").fit(X, y)
+    B = sat.binarizer_.transform(X)
+    assert OptimalTreeClassifier(max_depth=3).fit(B, y).train_error_ > 0
+    assert OptimalTreeClassifier(max_depth=4).fit(B, y).train_error_ == 0
+
+
+def test_stats_are_reported(mouse):
+    X, y = mouse
+    clf = SATTreeClassifier("size", categorical="all").fit(X, y)
+    for key in ["depth", "nodes", "examples_encoded", "sat_calls", "variables", "clauses", "seconds"]:
+        assert key in clf.stats_
+    assert clf.stats_["sat_calls"] >= clf.stats_["examples_encoded"]
+    assert clf.stats_["variables"] > 0 and clf.stats_["clauses"] > 0
+
+
+def test_strings_and_mixed_columns_print_in_original_names():
+    X = pd.DataFrame({"color": ["red", "blue", "green", "red", "blue", "green", "red", "blue"],
+                      "size": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0],
+                      "flag": [0, 1, 0, 1, 0, 1, 0, 1]})
+    y = np.array(["a", "a", "b", "b", "a", "b", "b", "a"])
+    clf = SATTreeClassifier("size").fit(X, y)
+    assert_fits(clf, X, y)
+    text = clf.export_text()
+    assert any(name in text for name in ["color ==", "size <=", "flag <="])
+    assert "x[" not in text
+    # unseen categories go down the "!=" side instead of failing
+    Z = X.copy()
+    Z.loc[0, "color"] = "purple"
+    assert clf.predict(Z).shape == (8,)
+    assert clf.predict_proba(X).shape == (8, 2)
+
+
+def test_binarizer_tests():
+    X = np.array([[1.0, 0.0], [3.0, 1.0], [2.0, 0.0], [3.0, 1.0]])
+    b = Binarizer().fit(X)
+    assert [(t.column, t.kind, t.value) for t in b.tests_] == [
+        (0, "threshold", 1.5), (0, "threshold", 2.5), (1, "threshold", 0.5)]
+    assert b.transform(X).tolist() == [[0, 0, 0], [1, 1, 1], [1, 0, 0], [1, 1, 1]]
+    assert b.test_labels()[0] == ("x[0] <= 1.5", "x[0] > 1.5")
+    c = Binarizer(categorical=[0]).fit(X)
+    assert [t.value for t in c.tests_[:3]] == [1.0, 2.0, 3.0]
+    assert c.test_labels()[1] == ("x[0] != 2.0", "x[0] == 2.0")
+    with pytest.raises(ValueError, match="out of range"):
+        Binarizer(categorical=[5]).fit(X)
+    with pytest.raises(ValueError, match="not a column"):
+        Binarizer(categorical=["nope"]).fit(pd.DataFrame(X, columns=["a", "b"]))
+
+
+def test_conflicting_rows_are_named():
+    X = np.array([[0, 1], [1, 1], [0, 1], [1, 0]])
+    y = np.array([0, 1, 1, 0])
+    with pytest.raises(ValueError, match="rows 0 and 2"):
+        SATTreeClassifier().fit(X, y)
+    clf = SATTreeClassifier("errors", max_depth=2).fit(X, y)
+    assert clf.train_error_ == 1
+
+
+def test_depth_cap_that_cannot_fit_is_a_clear_error():
+    X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]])
+    y = np.array([0, 1, 1, 0])                           # xor needs depth 2
+    with pytest.raises(ValueError, match="no tree of depth <= max_depth=1"):
+        SATTreeClassifier(max_depth=1).fit(X, y)
+    assert SATTreeClassifier(max_depth=2).fit(X, y).depth_ == 2
+
+
+def test_single_class_is_a_leaf():
+    X = np.array([[0.0, 1.0], [1.0, 2.0]])
+    clf = SATTreeClassifier("size").fit(X, np.array([3, 3]))
+    assert clf.depth_ == 0 and clf.n_nodes_ == 1 and clf.is_optimal_
+    assert clf.predict(X).tolist() == [3, 3]
+
+
+@pytest.mark.parametrize("solver", ["glucose4", "minisat22", "cadical153"])
+def test_other_solvers_find_the_same_optimum(mouse, solver):
+    assert solver in available_solvers()
+    X, y = mouse
+    clf = SATTreeClassifier("size", categorical="all", solver=solver).fit(X, y)
+    assert (clf.depth_, clf.n_nodes_) == (4, 15)
+
+
+@pytest.mark.parametrize("params, error, match", [
+    (dict(objective="tiny"), ValueError, "objective must be one of"),
+    (dict(solver="nosuchsolver"), ValueError, "unknown SAT solver"),
+    (dict(max_depth=-1), ValueError, "max_depth must be >= 0"),
+    (dict(max_depth=2.5), TypeError, "max_depth must be an integer"),
+    (dict(max_depth=99), ValueError, "max_depth must be <="),
+    (dict(objective="errors"), ValueError, "needs max_depth"),
+    (dict(time_limit=0), ValueError, "time_limit must be > 0"),
+    (dict(cardinality="bdd"), ValueError, "cardinality must be one of"),
+    (dict(examples_per_round=0), ValueError, "examples_per_round must be >= 1"),
+    (dict(categorical="some"), ValueError, "categorical must be"),
+    (dict(depth_search="bfs"), ValueError, "depth_search must be one of"),
+])
+def test_bad_parameters(params, error, match):
+    with pytest.raises(error, match=match):
+        SATTreeClassifier(**params).fit(np.array([[0.0], [1.0]]), np.array([0, 1]))
+
+
+def test_bad_data():
+    clf = SATTreeClassifier()
+    with pytest.raises(ValueError, match="NaN"):
+        clf.fit(np.array([[0.0], [np.nan]]), np.array([0, 1]))
+    with pytest.raises(ValueError, match="missing"):
+        clf.fit(pd.DataFrame({"c": ["a", None]}), np.array([0, 1]))
+    with pytest.raises(ValueError, match="0 sample"):
+        clf.fit(np.zeros((0, 2)), np.zeros(0))
+    with pytest.raises(ValueError, match="2D"):
+        clf.fit(np.array([0.0, 1.0]), np.array([0, 1]))
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        clf.fit(np.array([[0.0], [1.0]]), np.array([0, 1, 1]))
+    with pytest.raises(ValueError, match="continuous"):
+        clf.fit(np.array([[0.0], [1.0]]), np.array([0.5, 1.5]))
+    clf.fit(np.array([[0.0, 1.0], [1.0, 0.0]]), np.array([0, 1]))
+    with pytest.raises(ValueError, match="3 features, but the model was fitted with 2"):
+        clf.predict(np.zeros((1, 3)))
+    from sklearn.exceptions import NotFittedError
+    with pytest.raises(NotFittedError):
+        SATTreeClassifier().predict(np.zeros((1, 2)))
+
+
+def test_time_limit_without_a_tree_raises_a_timeout():
+    if not (CATEGORICAL / "car.csv").exists():
+        pytest.skip("car not available")
+    X, y = load_categorical("car")
+    with pytest.raises(TimeoutError, match="no tree that fits every example"):
+        SATTreeClassifier("depth", categorical="all", time_limit=0.5).fit(X, y)
+
+
+def _slow(report=None, value=7):
+    import time
+    report("first")
+    report("second")
+    time.sleep(30)
+    return value
+
+
+def _fails(report=None):
+    raise KeyError("inside the worker")
+
+
+def test_worker_keeps_the_last_report_at_the_limit_and_reraises_errors():
+    value, timed_out, last = run_limited(_slow, {}, 0.5)
+    assert value is None and timed_out and last == "second"
+    with pytest.raises(KeyError, match="inside the worker"):
+        run_limited(_fails, {}, 5.0)
+    assert run_limited(lambda report=None: 3, {}, None) == (3, False, None)
