@@ -293,3 +293,27 @@ def test_worker_keeps_the_last_report_at_the_limit_and_reraises_errors():
     with pytest.raises(KeyError, match="inside the worker"):
         run_limited(_fails, {}, 5.0)
     assert run_limited(lambda report=None: 3, {}, None) == (3, False, None)
+
+
+@pytest.mark.parametrize("name, depth", [("mouse", 2), ("mouse", 3), ("zoo", 2), ("monk1", 2)])
+def test_maxsat_errors_equal_the_dp_optimum_on_real_data(name, depth):
+    if not (CATEGORICAL / f"{name}.csv").exists():
+        pytest.skip("categorical data sets not available")
+    X, y = load_categorical(name)
+    sat = SATTreeClassifier("errors", max_depth=depth, categorical="all").fit(X, y)
+    B = sat.binarizer_.transform(X).astype(float)
+    dp = OptimalTreeClassifier(max_depth=depth).fit(B, y)
+    assert sat.train_error_ == dp.train_error_ and dp.is_optimal_
+    assert int((sat.predict(X) != y.to_numpy()).sum()) == sat.train_error_
+
+
+def test_is_a_scikit_learn_estimator(mouse):
+    from sklearn.base import clone
+    from sklearn.model_selection import cross_val_score
+
+    X, y = mouse
+    est = clone(SATTreeClassifier("depth", categorical="all", solver="glucose4"))
+    assert est.get_params()["solver"] == "glucose4"
+    scores = cross_val_score(est, X, y, cv=3)
+    assert scores.shape == (3,) and np.all((0 <= scores) & (scores <= 1))
+    assert est.fit(X, y).score(X, y) == 1.0
