@@ -317,3 +317,18 @@ def test_is_a_scikit_learn_estimator(mouse):
     scores = cross_val_score(est, X, y, cv=3)
     assert scores.shape == (3,) and np.all((0 <= scores) & (scores <= 1))
     assert est.fit(X, y).score(X, y) == 1.0
+
+
+def test_bundled_mouse_and_renamed_export():
+    from optimaltrees.data import load_mouse
+
+    X, y, names = load_mouse()
+    assert X.shape == (70, 5) and names == ["A", "B", "C", "D", "E"]
+    clf = SATTreeClassifier("size", categorical="all").fit(X, y)
+    assert (clf.depth_, clf.n_nodes_) == (4, 15)
+    text = clf.export_text(feature_names=names)
+    assert "x[" not in text and " == " in text and " != " in text
+    with pytest.raises(ValueError, match="feature_names has 2 names"):
+        clf.export_text(feature_names=["a", "b"])
+    dp = OptimalTreeClassifier(max_depth=1).fit(X.astype(float), y)
+    assert dp.export_text(feature_names=names).startswith("|--- ")

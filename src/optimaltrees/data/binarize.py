@@ -31,12 +31,13 @@ class BooleanTest:
     value: Any
     name: str            # the column's name
 
-    def labels(self, decimals: int = 4) -> tuple[str, str]:
+    def labels(self, decimals: int = 4, name: str | None = None) -> tuple[str, str]:
         """(false side, true side) as text: the tree's left and right branch."""
+        name = self.name if name is None else name
         if self.kind == "threshold":
             v = _fmt(self.value, decimals)
-            return f"{self.name} <= {v}", f"{self.name} > {v}"
-        return f"{self.name} != {self.value}", f"{self.name} == {self.value}"
+            return f"{name} <= {v}", f"{name} > {v}"
+        return f"{name} != {self.value}", f"{name} == {self.value}"
 
 
 def _fmt(value: float, decimals: int) -> str:
@@ -205,8 +206,10 @@ class Binarizer:
     def fit_transform(self, X) -> np.ndarray:
         return self.fit(X).transform(X)
 
-    def test_labels(self, decimals: int = 4) -> list[tuple[str, str]]:
-        return [t.labels(decimals) for t in self.tests_]
+    def test_labels(self, decimals: int = 4, column_names=None) -> list[tuple[str, str]]:
+        """(left, right) text of every test; ``column_names`` renames the columns."""
+        return [t.labels(decimals, None if column_names is None else str(column_names[t.column]))
+                for t in self.tests_]
 
 
 def _unique_objects(col: np.ndarray) -> list:

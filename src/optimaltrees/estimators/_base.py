@@ -18,8 +18,8 @@ class FittedTreeMixin:
     def _tree_input(self, X) -> np.ndarray:
         raise NotImplementedError
 
-    def _export_labels(self, decimals: int) -> dict:
-        names = getattr(self, "feature_names_in_", None)
+    def _export_labels(self, decimals: int, feature_names) -> dict:
+        names = feature_names if feature_names is not None else getattr(self, "feature_names_in_", None)
         return {"feature_names": None if names is None else list(names)}
 
     def _validated(self, X) -> np.ndarray:
@@ -45,11 +45,15 @@ class FittedTreeMixin:
         X = self._validated(X)
         return self.tree_.apply(X)
 
-    def export_text(self, decimals: int = 4) -> str:
-        """The fitted tree as indented text, in the training data's feature and class names."""
+    def export_text(self, decimals: int = 4, feature_names=None) -> str:
+        """The fitted tree as indented text, in the training data's feature
+        names (or ``feature_names``, one per input column) and class names."""
         check_is_fitted(self, "tree_")
+        if feature_names is not None and len(feature_names) != self.n_features_in_:
+            raise ValueError(f"feature_names has {len(feature_names)} names, the model was fitted "
+                             f"with {self.n_features_in_} features")
         return export_text(self.tree_, class_names=list(self.classes_), decimals=decimals,
-                           **self._export_labels(decimals))
+                           **self._export_labels(decimals, feature_names))
 
     def get_depth(self) -> int:
         check_is_fitted(self, "tree_")

@@ -206,8 +206,8 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
     def _tree_input(self, X) -> np.ndarray:
         return self.binarizer_.transform(X).astype(np.float64)
 
-    def _export_labels(self, decimals: int) -> dict:
-        return {"split_labels": self.binarizer_.test_labels(decimals)}
+    def _export_labels(self, decimals: int, feature_names) -> dict:
+        return {"split_labels": self.binarizer_.test_labels(decimals, feature_names)}
 
 
 def _check_y(y) -> np.ndarray:
