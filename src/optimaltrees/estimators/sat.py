@@ -9,8 +9,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from optimaltrees.data.binarize import Binarizer
 from optimaltrees.data.validation import check_class_labels
 from optimaltrees.estimators._base import FittedTreeMixin, check_integer, check_number
-from optimaltrees.search.sat import (CARDINALITIES, available_solvers, infer, min_errors,
-                                     prepare)
+from optimaltrees.search.sat import CARDINALITIES, infer, min_errors, prepare
+from optimaltrees.search.sat.encoding import check_solver_name
 from optimaltrees.search.sat.decode import to_tree
 from optimaltrees.search.sat.worker import run_limited
 
@@ -110,9 +110,7 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             raise ValueError("objective='errors' needs max_depth: the fewest errors of a tree of "
                              "which depth? (without a cap a deep enough tree always has 0)")
         check_number("time_limit", self.time_limit, allow_none=True, positive=True)
-        if not isinstance(self.solver, str) or self.solver not in available_solvers():
-            raise ValueError(f"unknown SAT solver {self.solver!r}; python-sat offers "
-                             f"{available_solvers()}")
+        check_solver_name(self.solver)
         if self.cardinality not in CARDINALITIES:
             raise ValueError(f"cardinality must be one of {CARDINALITIES}, got {self.cardinality!r}")
         check_integer("examples_per_round", self.examples_per_round, low=1)

@@ -31,8 +31,8 @@ def available_solvers() -> list[str]:
     return sorted(n for n in vars(SolverNames) if not n.startswith("_"))
 
 
-def check_solver_name(name: str) -> None:
-    if name not in available_solvers():
+def check_solver_name(name) -> None:
+    if not isinstance(name, str) or name not in available_solvers():
         raise ValueError(f"unknown SAT solver {name!r}; python-sat offers {available_solvers()}")
 
 

@@ -96,11 +96,7 @@ def min_depth(problem: Problem, *, max_depth: int | None = None, solver: str = "
     if present.size <= 1:
         tree = PerfectTree(0, np.full(1, -1), np.array([int(present[0]) if present.size else 0]))
         return SATResult(tree, 0, 1, 1, True, True, stats), None
-    k = max(1, math.ceil(math.log2(present.size)))
-    # a consistent tree never needs more levels than features or distinct rows
-    cap = min(B.shape[1], problem.n_rows - 1)
-    if max_depth is not None:
-        cap = min(cap, max_depth)
+    k, cap = _depth_range(problem, present.size, max_depth)
     seed: list[int] = []
     lower = k
     while k <= cap:
@@ -142,10 +138,7 @@ def min_depth_dp(problem: Problem, *, max_depth: int | None = None,
     present = np.unique(y)
     if present.size <= 1:
         return min_depth(problem, max_depth=max_depth, report=report)
-    k = max(1, math.ceil(math.log2(present.size)))
-    cap = min(B.shape[1], problem.n_rows - 1)
-    if max_depth is not None:
-        cap = min(cap, max_depth)
+    k, cap = _depth_range(problem, present.size, max_depth)
     while k <= cap:
         stats.depths_tried.append(k)
         found = search_tree(B.astype(np.float64), y, problem.n_classes, k)
@@ -225,6 +218,17 @@ def min_size(problem: Problem, depth_result: SATResult, enc: TreeEncoding | None
     result.size_optimal = True
     result.leaves_lower_bound = result.leaves
     return result
+
+
+def _depth_range(problem: Problem, n_present: int, max_depth: int | None) -> tuple[int, int]:
+    """First and last depth worth trying: c classes need ceil(log2 c) levels,
+    and a consistent tree never needs more levels than features or distinct
+    rows minus one (every split of distinct rows leaves both sides smaller)."""
+    first = max(1, math.ceil(math.log2(n_present)))
+    cap = min(problem.B.shape[1], problem.n_rows - 1)
+    if max_depth is not None:
+        cap = min(cap, max_depth)
+    return first, cap
 
 
 def _order_rank(n: int, order: np.ndarray | None) -> np.ndarray:
