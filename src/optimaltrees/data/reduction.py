@@ -9,7 +9,9 @@
   each class from such a group lowers every leaf's error by exactly K - 1,
   whatever the tree, so the optimum shifts by a known constant.  This is
   what makes "error equals the unavoidable conflicts" provable at once.
-  Leaf sizes change, so it is skipped under ``min_samples_leaf > 1``.
+  Leaf sizes change, so it is skipped under ``min_samples_leaf > 1``; the
+  anytime strategies skip it too, so that their greedy first tree sees the
+  class counts CART sees.
 * What conflicts remain give a lower bound: identical rows always share a leaf.
 """
 from __future__ import annotations
