@@ -3,8 +3,9 @@
 Layers: ``data`` (encodings, bundled sets) -> ``search`` (compiled engines)
 -> ``model`` (the fitted tree, exports) -> ``estimators`` (scikit-learn API).
 """
-from optimaltrees.estimators import OptimalTreeClassifier, SATTreeClassifier
-from optimaltrees.model import Tree, export_text
+from optimaltrees.estimators import DecisionDiagramClassifier, OptimalTreeClassifier, SATTreeClassifier
+from optimaltrees.model import DecisionDiagram, Tree, export_text
 
 __version__ = "0.1.0"
-__all__ = ["OptimalTreeClassifier", "SATTreeClassifier", "Tree", "export_text", "__version__"]
+__all__ = ["DecisionDiagram", "DecisionDiagramClassifier", "OptimalTreeClassifier", "SATTreeClassifier", "Tree",
+           "export_text", "__version__"]

@@ -1,5 +1,6 @@
 """Estimator layer: scikit-learn faces of the search engines."""
 from optimaltrees.estimators.classifier import OptimalTreeClassifier
+from optimaltrees.estimators.diagram import DecisionDiagramClassifier
 from optimaltrees.estimators.sat import SATTreeClassifier
 
-__all__ = ["OptimalTreeClassifier", "SATTreeClassifier"]
+__all__ = ["DecisionDiagramClassifier", "OptimalTreeClassifier", "SATTreeClassifier"]

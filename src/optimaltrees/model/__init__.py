@@ -1,5 +1,6 @@
-"""Model layer: the fitted tree as flat arrays, and its exports."""
+"""Model layer: fitted trees and diagrams as flat arrays, and their exports."""
+from optimaltrees.model.diagram import DecisionDiagram
+from optimaltrees.model.export import export_diagram_dot, export_diagram_text, export_text
 from optimaltrees.model.tree import Tree
-from optimaltrees.model.export import export_text
 
-__all__ = ["Tree", "export_text"]
+__all__ = ["DecisionDiagram", "Tree", "export_diagram_dot", "export_diagram_text", "export_text"]

@@ -57,3 +57,61 @@ def export_text(
 
     walk(0, "")
     return "\n".join(lines) + "\n"
+
+
+def _diagram_names(diagram, feature_names, class_names):
+    if feature_names is not None and len(feature_names) != diagram.n_features:
+        raise ValueError(f"feature_names has {len(feature_names)} names, the diagram has "
+                         f"{diagram.n_features} features")
+    cname = (lambda c: str(class_names[c])) if class_names is not None else (lambda c: str(c))
+    return feature_names, cname
+
+
+def export_diagram_text(diagram, feature_names: Sequence[str] | None = None,
+                        class_names: Sequence[object] | None = None, decimals: int = 4) -> str:
+    """One line per node, layer by layer: its two conditions and where each leads.
+    Nodes reached by several arcs (merges) say so."""
+    names, cname = _diagram_names(diagram, feature_names, class_names)
+    indeg = diagram.in_degree()
+
+    def target(t: int) -> str:
+        return f"node {t}" if t < diagram.n_nodes else f"class {cname(t - diagram.n_nodes)}"
+
+    lines = []
+    for u in range(diagram.n_nodes):
+        neg, pos = diagram.split_text(u, names, decimals)
+        merge = f"  [{indeg[u]} incoming arcs]" if u and indeg[u] > 1 else ""
+        lines.append(f"node {u} (layer {diagram.layer[u]}){merge}")
+        lines.append(f"  if {neg}: {target(int(diagram.negative[u]))}")
+        lines.append(f"  if {pos}: {target(int(diagram.positive[u]))}")
+    return "\n".join(lines)
+
+
+def export_diagram_dot(diagram, feature_names: Sequence[str] | None = None,
+                       class_names: Sequence[object] | None = None, decimals: int = 4) -> str:
+    """Graphviz DOT source: boxes for decisions (negative arc dashed), ellipses
+    for the class terminals, layers ranked top to bottom."""
+    names, cname = _diagram_names(diagram, feature_names, class_names)
+
+    def esc(s: str) -> str:
+        return s.replace("\\", "\\\\").replace('"', '\\"')
+
+    out = ["digraph DecisionDiagram {", '  node [fontname="Helvetica"];', '  edge [fontname="Helvetica"];']
+    for u in range(diagram.n_nodes):
+        neg, pos = diagram.split_text(u, names, decimals)
+        out.append(f'  n{u} [shape=box, label="{esc(pos)}"];')
+    for c in range(diagram.n_classes):
+        out.append(f'  t{c} [shape=ellipse, style=filled, fillcolor="#eeeeee", label="{esc(cname(c))}"];')
+    for layer in range(diagram.depth):
+        same = " ".join(f"n{u};" for u in range(diagram.n_nodes) if diagram.layer[u] == layer)
+        out.append(f"  {{rank=same; {same}}}")
+    out.append("  {rank=sink; " + " ".join(f"t{c};" for c in range(diagram.n_classes)) + "}")
+
+    def ref(t: int) -> str:
+        return f"n{t}" if t < diagram.n_nodes else f"t{t - diagram.n_nodes}"
+
+    for u in range(diagram.n_nodes):
+        out.append(f'  n{u} -> {ref(int(diagram.positive[u]))} [label="yes"];')
+        out.append(f'  n{u} -> {ref(int(diagram.negative[u]))} [label="no", style=dashed];')
+    out.append("}")
+    return "\n".join(out)

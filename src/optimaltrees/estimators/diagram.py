@@ -1,0 +1,216 @@
+"""DecisionDiagramClassifier: optimal decision diagrams (Florio et al., AAAI 2023) on HiGHS."""
+from __future__ import annotations
+
+import numbers
+import time
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted
+
+from optimaltrees.data.validation import check_class_labels, check_fit_data, check_predict_data
+from optimaltrees.estimators._base import check_integer, check_number
+from optimaltrees.model.export import export_diagram_dot, export_diagram_text
+from optimaltrees.search.diagram.heuristic import Settings
+from optimaltrees.search.diagram.skeleton import make_skeleton
+from optimaltrees.search.diagram.solve import check_solver
+from optimaltrees.search.diagram.train import fairness_rates, points_from_data, train_diagram
+
+
+class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
+    """A decision diagram (a tree whose branches may merge again) trained by MILP
+    on a fixed skeleton, optimal for misclassifications + ``alpha`` * used nodes.
+
+    Parameters
+    ----------
+    skeleton : widths of the decision layers, root first, e.g. ``(1, 2, 4, 8)``,
+        ``(1, 2, 4, 4, 4)``, ``(1, 2, 3, 3, 3, 3)``.  Each layer can hold at most
+        twice the nodes of the one above.  Any node may also send rows straight
+        to a class.
+    splits : ``"univariate"`` (one feature per node) or ``"multivariate"``
+        (a hyperplane on the [0, 1]-scaled features).
+    alpha : price of using every node but the root: the objective is the
+        training error rate + alpha * (used nodes - 1) / (skeleton nodes - 1).
+    tree : forbid merges (in-degree <= 1): the optimal *tree* of the skeleton.
+    max_nodes : at most this many decision nodes, root included (parsimony).
+    min_flow : every used non-root node carries at least this many training
+        rows (an int), or this share of them (a float in (0, 1)) (stability).
+    fairness_ratio : demographic parity: each of the two groups given by
+        ``sensitive`` (or ``fit(..., sensitive=...)``) is predicted
+        ``positive_class`` at a rate >= this ratio times the other's (0.8 is
+        the four-fifths rule).
+    sensitive : column (index, or name for a DataFrame) of X that defines the
+        two groups; it stays a feature.
+    positive_class : the favourable label (default: the largest class label).
+    time_limit : seconds for the whole fit (heuristic + solver); None = until proven.
+    solver : ``"highs"`` (default, installed) or ``"gurobi"`` (needs gurobipy).
+    heuristic_time : seconds of heuristic restarts before the solver starts.
+    epsilon : margin that makes "<" usable in the MILP (features scaled to [0, 1]).
+    """
+
+    def __init__(self, skeleton=(1, 2, 4, 4), *, splits: str = "univariate", alpha: float = 0.01,
+                 tree: bool = False, max_nodes: int | None = None, min_flow: float | None = None,
+                 fairness_ratio: float | None = None, sensitive=None, positive_class=None,
+                 time_limit: float | None = 60.0, solver: str = "highs", heuristic_time: float = 1.0,
+                 epsilon: float = 1e-4, threads: int = 1, random_state: int | None = None,
+                 verbose: bool = False):
+        self.skeleton = skeleton
+        self.splits = splits
+        self.alpha = alpha
+        self.tree = tree
+        self.max_nodes = max_nodes
+        self.min_flow = min_flow
+        self.fairness_ratio = fairness_ratio
+        self.sensitive = sensitive
+        self.positive_class = positive_class
+        self.time_limit = time_limit
+        self.solver = solver
+        self.heuristic_time = heuristic_time
+        self.epsilon = epsilon
+        self.threads = threads
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _check_params(self) -> None:
+        if self.splits not in ("univariate", "multivariate"):
+            raise ValueError(f"splits must be 'univariate' or 'multivariate', got {self.splits!r}")
+        check_number("alpha", self.alpha, low=0.0)
+        check_number("time_limit", self.time_limit, allow_none=True, positive=True)
+        check_number("heuristic_time", self.heuristic_time, low=0.0)
+        check_number("epsilon", self.epsilon, positive=True, high=0.1)
+        check_integer("max_nodes", self.max_nodes, low=1, allow_none=True)
+        check_integer("threads", self.threads, low=1)
+        if not isinstance(self.tree, (bool, np.bool_)):
+            raise TypeError(f"tree must be True or False, got {self.tree!r}")
+        if self.fairness_ratio is not None:
+            check_number("fairness_ratio", self.fairness_ratio, low=0.0, high=1.0)
+        if self.min_flow is not None:
+            check_number("min_flow", self.min_flow, low=0.0)
+        check_solver(self.solver)
+
+    def _groups(self, X_raw, X: np.ndarray, sensitive) -> np.ndarray | None:
+        if self.fairness_ratio is None:
+            if sensitive is not None or self.sensitive is not None:
+                raise ValueError("a sensitive attribute was given but fairness_ratio is None; "
+                                 "set fairness_ratio (e.g. 0.8) to constrain demographic parity")
+            return None
+        if sensitive is not None and self.sensitive is not None:
+            raise ValueError("give the sensitive groups either as the sensitive= parameter or to fit(), not both")
+        if sensitive is None and self.sensitive is None:
+            raise ValueError("fairness_ratio needs the two groups: set sensitive= to a column of X, "
+                             "or pass fit(X, y, sensitive=array)")
+        if sensitive is None:
+            col = self.sensitive
+            names = getattr(self, "feature_names_in_", None)
+            if isinstance(col, str):
+                if names is None or col not in list(names):
+                    raise ValueError(f"sensitive column {col!r} is not among X's column names")
+                col = list(names).index(col)
+            if not isinstance(col, numbers.Integral) or not 0 <= col < X.shape[1]:
+                raise ValueError(f"sensitive must name a column of X (0..{X.shape[1] - 1}), got {self.sensitive!r}")
+            values = X[:, int(col)]
+        else:
+            values = np.asarray(sensitive).reshape(-1)
+            if len(values) != X.shape[0]:
+                raise ValueError(f"sensitive has {len(values)} entries, X has {X.shape[0]} rows")
+        levels, group = np.unique(values, return_inverse=True)
+        if len(levels) != 2:
+            raise ValueError(f"the sensitive attribute must take exactly two values (two groups), "
+                             f"got {len(levels)}: {levels[:5].tolist()}")
+        self.sensitive_levels_ = levels
+        return group.reshape(-1).astype(np.intp)
+
+    def fit(self, X, y, sensitive=None) -> "DecisionDiagramClassifier":
+        start = time.perf_counter()
+        self._check_params()
+        X_raw = X
+        X, y = check_fit_data(self, X, y)
+        check_class_labels(np.asarray(y))
+        try:
+            self.classes_, y_index = np.unique(y, return_inverse=True)
+        except TypeError as exc:
+            raise TypeError(f"class labels must be mutually comparable (sortable): {exc}") from None
+        y_index = y_index.reshape(-1)
+        K = len(self.classes_)
+        if K < 2:
+            raise ValueError(f"y has a single class ({self.classes_[0]!r}); a decision diagram needs two or more")
+        skeleton = make_skeleton(self.skeleton, K)
+        group = self._groups(X_raw, X, sensitive)
+        n = X.shape[0]
+        min_flow = 0.0
+        if self.min_flow is not None:
+            min_flow = float(self.min_flow) * n if 0 < self.min_flow < 1 else float(self.min_flow)
+            if min_flow > n:
+                raise ValueError(f"min_flow={self.min_flow} asks every node for more rows than the "
+                                 f"{n} training rows: only the root could be used")
+        fairness = None
+        if self.fairness_ratio is not None:
+            pos = self.classes_[-1] if self.positive_class is None else self.positive_class
+            hit = np.flatnonzero(self.classes_ == pos)
+            if not len(hit):
+                raise ValueError(f"positive_class {pos!r} is not a class of y ({self.classes_.tolist()})")
+            fairness = (int(hit[0]), float(self.fairness_ratio))
+        settings = Settings(alpha=float(self.alpha), epsilon=float(self.epsilon), tree=bool(self.tree),
+                            max_nodes=self.max_nodes, min_flow=min_flow, fairness=fairness)
+        lo, hi = X.min(axis=0), X.max(axis=0)
+        span = hi - lo
+        self.scale_offset_ = lo
+        self.scale_ = np.where(span > 0, 1.0 / np.where(span > 0, span, 1.0), 0.0)
+        Xs = np.clip((X - lo) * self.scale_, 0.0, 1.0)
+        points = points_from_data(Xs, y_index, K, group)
+        rng = np.random.default_rng(self.random_state)
+        res = train_diagram(points, skeleton, settings, multivariate=self.splits == "multivariate",
+                            time_limit=self.time_limit, solver=self.solver,
+                            heuristic_time=float(self.heuristic_time), rng=rng,
+                            threads=int(self.threads), verbose=bool(self.verbose))
+        # thresholds sit halfway between training rows: no epsilon band at predict time
+        self.diagram_ = res.placement.to_model(skeleton, lo, self.scale_, 0.0)
+        self.train_error_ = int(round(res.errors))
+        self.objective_ = res.objective
+        self.bound_ = res.bound
+        self.gap_ = 0.0 if res.objective - res.bound <= 1e-9 else (res.objective - res.bound) / max(res.objective, 1e-12)
+        self.is_optimal_ = res.proven
+        self.status_ = res.status
+        self.from_heuristic_ = res.status == "heuristic"
+        self.heuristic_objective_ = res.heuristic_objective
+        self.trace_ = res.trace
+        self.solve_time_ = res.solve_seconds
+        self.n_nodes_ = self.diagram_.n_nodes
+        self.stats_ = res.stats
+        if group is not None:
+            pred = self.diagram_.predict(X) == fairness[0]
+            self.fairness_rates_ = fairness_rates(np.ones(n), group, pred)
+        self.fit_time_ = time.perf_counter() - start
+        return self
+
+    def _input(self, X) -> np.ndarray:
+        check_is_fitted(self, "diagram_")
+        return check_predict_data(self, X)
+
+    def predict(self, X) -> np.ndarray:
+        """The class of the terminal each row reaches."""
+        return self.classes_[self.diagram_.predict(self._input(X))]
+
+    def predict_proba(self, X) -> np.ndarray:
+        """One-hot on the predicted class (a diagram's terminals are classes)."""
+        return self.diagram_.predict_proba(self._input(X))
+
+    def node_flows(self, X) -> np.ndarray:
+        """How many rows of X pass through each decision node."""
+        return self.diagram_.node_flows(self._input(X))
+
+    def _names(self, feature_names):
+        check_is_fitted(self, "diagram_")
+        names = feature_names if feature_names is not None else getattr(self, "feature_names_in_", None)
+        if names is not None and len(names) != self.n_features_in_:
+            raise ValueError(f"feature_names has {len(names)} names, the model was fitted with "
+                             f"{self.n_features_in_} features")
+        return None if names is None else [str(s) for s in names]
+
+    def export_text(self, decimals: int = 4, feature_names=None) -> str:
+        """Node by node: both conditions (original units) and where each leads."""
+        return export_diagram_text(self.diagram_, self._names(feature_names), list(self.classes_), decimals)
+
+    def export_dot(self, decimals: int = 4, feature_names=None) -> str:
+        """Graphviz DOT source of the diagram."""
+        return export_diagram_dot(self.diagram_, self._names(feature_names), list(self.classes_), decimals)

@@ -1,0 +1,131 @@
+"""A fitted decision diagram as flat arrays, like :class:`~optimaltrees.model.tree.Tree`.
+
+Internal nodes are ``0 .. n_nodes - 1`` (0 is the root, ordered by layer);
+an arc target ``t`` is internal node ``t`` when ``t < n_nodes`` and the
+terminal of class ``t - n_nodes`` otherwise.  Hyperplanes act on features
+min-max scaled on the training data (``offset``, ``scale``) and clipped to
+[0, 1], as the MILP's big-M values assume.  A row goes to the positive side
+when ``coef @ x >= threshold`` and to the negative side when
+``coef @ x <= threshold - epsilon``; a row inside that band (never a
+training row) goes to the nearer side.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+_TOL = 1e-7   # solver feasibility slack allowed on either side of a hyperplane
+
+
+@dataclass(frozen=True)
+class DecisionDiagram:
+    coef: np.ndarray         # (n_nodes, n_features) on scaled features
+    threshold: np.ndarray    # (n_nodes,)
+    negative: np.ndarray     # (n_nodes,) target of the negative arc
+    positive: np.ndarray     # (n_nodes,) target of the positive arc
+    layer: np.ndarray        # (n_nodes,) decision layer of each node
+    n_classes: int
+    offset: np.ndarray       # (n_features,) training minimum
+    scale: np.ndarray        # (n_features,) 1 / training range (0 for a constant feature)
+    epsilon: float
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.threshold)
+
+    @property
+    def n_features(self) -> int:
+        return len(self.offset)
+
+    @property
+    def depth(self) -> int:
+        return int(self.layer.max()) + 1 if self.n_nodes else 0
+
+    def is_terminal(self, target) -> np.ndarray:
+        return np.asarray(target) >= self.n_nodes
+
+    def arcs(self) -> list[tuple[int, str, int]]:
+        """(tail, "-" or "+", head) for every arc; heads >= n_nodes are terminals."""
+        out = []
+        for u in range(self.n_nodes):
+            out.append((u, "-", int(self.negative[u])))
+            out.append((u, "+", int(self.positive[u])))
+        return out
+
+    def in_degree(self) -> np.ndarray:
+        """Incoming arcs of every internal node (merges show as > 1)."""
+        heads = np.concatenate([self.negative, self.positive])
+        heads = heads[heads < self.n_nodes]
+        return np.bincount(heads, minlength=self.n_nodes)
+
+    def is_tree(self) -> bool:
+        return bool(np.all(self.in_degree()[1:] <= 1))
+
+    def scale_input(self, X: np.ndarray) -> np.ndarray:
+        return np.clip((np.asarray(X, dtype=np.float64) - self.offset) * self.scale, 0.0, 1.0)
+
+    def _side(self, nodes: np.ndarray, Xs: np.ndarray) -> np.ndarray:
+        """True where the row goes to the positive side of its node."""
+        delta = np.einsum("ij,ij->i", self.coef[nodes], Xs) - self.threshold[nodes]
+        return (delta >= -_TOL) | ((delta > -self.epsilon + _TOL) & (delta >= -self.epsilon / 2))
+
+    def route_scaled(self, Xs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(terminal class, last internal node, last side) of every scaled row."""
+        n = Xs.shape[0]
+        node = np.zeros(n, dtype=np.intp)
+        last = np.zeros(n, dtype=np.intp)
+        side = np.zeros(n, dtype=bool)
+        live = np.arange(n) if self.n_nodes else np.empty(0, dtype=np.intp)
+        while live.size:
+            pos = self._side(node[live], Xs[live])
+            target = np.where(pos, self.positive[node[live]], self.negative[node[live]])
+            last[live], side[live] = node[live], pos
+            node[live] = target
+            live = live[target < self.n_nodes]
+        return node - self.n_nodes, last, side
+
+    def predict(self, X: np.ndarray) -> np.ndarray:
+        """Class index of the terminal each row reaches."""
+        return self.route_scaled(self.scale_input(X))[0]
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        """One-hot on the terminal's class: a diagram's terminals *are* classes
+        (the MILP may route a flow to a non-majority class, e.g. for fairness)."""
+        out = np.zeros((len(X), self.n_classes))
+        out[np.arange(len(X)), self.predict(X)] = 1.0
+        return out
+
+    def node_flows(self, X: np.ndarray) -> np.ndarray:
+        """Rows that pass through every internal node."""
+        Xs = self.scale_input(X)
+        flows = np.zeros(self.n_nodes, dtype=np.int64)
+        node = np.zeros(len(Xs), dtype=np.intp)
+        live = np.arange(len(Xs)) if self.n_nodes else np.empty(0, dtype=np.intp)
+        while live.size:
+            flows += np.bincount(node[live], minlength=self.n_nodes)
+            pos = self._side(node[live], Xs[live])
+            node[live] = np.where(pos, self.positive[node[live]], self.negative[node[live]])
+            live = live[node[live] < self.n_nodes]
+        return flows
+
+    def split_text(self, u: int, feature_names: Sequence[str] | None = None,
+                   decimals: int = 4) -> tuple[str, str]:
+        """(negative, positive) conditions of node u in the original feature units."""
+        name = (lambda j: str(feature_names[j])) if feature_names is not None else (lambda j: f"x[{j}]")
+        # coef . ((x - offset) * scale) >= b  <=>  sum_j (coef_j scale_j) x_j >= b + sum_j coef_j scale_j offset_j
+        raw = self.coef[u] * self.scale
+        b = float(self.threshold[u] + np.dot(raw, self.offset))
+        used = np.flatnonzero(np.abs(raw) > 0)
+        fmt = f".{decimals}g"
+        if len(used) == 0:
+            return ("always", "never") if b > 0 else ("never", "always")
+        if len(used) == 1:
+            j = int(used[0])
+            t = b / raw[j]
+            lt, ge = ("<", ">=") if raw[j] > 0 else (">", "<=")
+            return (f"{name(j)} {lt} {t:{fmt}}", f"{name(j)} {ge} {t:{fmt}}")
+        terms = " ".join(f"{'+' if raw[j] >= 0 else '-'} {abs(raw[j]):{fmt}}*{name(j)}" for j in used)
+        terms = terms[2:] if terms.startswith("+ ") else "-" + terms[2:]
+        return (f"{terms} < {b:{fmt}}", f"{terms} >= {b:{fmt}}")

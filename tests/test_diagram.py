@@ -1,0 +1,308 @@
+"""DecisionDiagramClassifier against an independent brute force over diagrams,
+against the ConTree engine in tree mode, and every constraint checked on the
+returned model."""
+from __future__ import annotations
+
+import itertools
+import pickle
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn.base import clone
+
+from optimaltrees import DecisionDiagramClassifier, OptimalTreeClassifier
+from optimaltrees.search.diagram.skeleton import make_skeleton
+
+
+# ---------------------------------------------------------------- brute force
+def _split_masks(X: np.ndarray) -> list[np.ndarray]:
+    """Every partition a univariate threshold makes (positive side), plus 'all positive'."""
+    masks = {tuple(np.ones(len(X), dtype=bool))}
+    for j in range(X.shape[1]):
+        values = np.unique(X[:, j])
+        for t in values[1:]:
+            masks.add(tuple(X[:, j] >= t))
+    return [np.array(m) for m in sorted(masks)]
+
+
+def brute_force(X: np.ndarray, y: np.ndarray, widths: tuple, alpha: float, tree: bool = False) -> float:
+    """Least objective over every univariate diagram on the skeleton: each used
+    node picks a partition and two distinct targets among the next layer's
+    nodes and the class terminals; a non-root node is used iff an arc enters it."""
+    K = int(y.max()) + 1
+    n = len(y)
+    masks = _split_masks(X)
+    starts = np.concatenate([[0], np.cumsum(widths)])
+    m = int(starts[-1])
+    price = alpha / (m - 1) if m > 1 else 0.0
+    best = np.inf
+
+    def targets(layer):
+        nxt = list(range(starts[layer + 1], starts[layer + 2])) if layer + 1 < len(widths) else []
+        return nxt + [("t", c) for c in range(K)]
+
+    def finish(nodes):
+        nonlocal best
+        pred = np.empty(n, dtype=int)
+        for i in range(n):
+            u = 0
+            while True:
+                mask, neg, pos = nodes[u]
+                t = pos if mask[i] else neg
+                if isinstance(t, tuple):
+                    pred[i] = t[1]
+                    break
+                u = t
+        best = min(best, float((pred != y).sum()) / n + price * (len(nodes) - 1))
+
+    def place(layer, active, nodes):
+        if not active:
+            finish(nodes)
+            return
+        u, rest = active[0], active[1:]
+        for mask in masks:
+            for neg, pos in itertools.permutations(targets(layer), 2):
+                nodes[u] = (mask, neg, pos)
+                if rest:
+                    place(layer, rest, nodes)
+                else:
+                    used = {t for v in nodes if starts[layer] <= v < starts[layer + 1]
+                            for t in nodes[v][1:] if not isinstance(t, tuple)}
+                    if tree:
+                        heads = [t for v in nodes if starts[layer] <= v < starts[layer + 1]
+                                 for t in nodes[v][1:] if not isinstance(t, tuple)]
+                        if len(heads) != len(set(heads)):
+                            continue
+                    place(layer + 1, sorted(used), nodes)
+                del nodes[u]
+    place(0, [0], {})
+    return best
+
+
+def _fit(X, y, widths, alpha, **kw):
+    return DecisionDiagramClassifier(widths, alpha=alpha, time_limit=None, heuristic_time=0.0,
+                                     random_state=0, **kw).fit(X, y)
+
+
+def _check_consistent(clf, X, y):
+    """Reported error and objective equal what the returned diagram does."""
+    errors = int((clf.predict(X) != y).sum())
+    assert clf.train_error_ == errors
+    m = int(np.sum(clf.skeleton))
+    price = clf.alpha / (m - 1) if m > 1 else 0.0
+    assert clf.objective_ == pytest.approx(errors / len(y) + price * (clf.n_nodes_ - 1), abs=1e-9)
+    assert clf.bound_ <= clf.objective_ + 1e-9
+
+
+small_data = st.integers(3, 7).flatmap(lambda n: st.tuples(
+    st.lists(st.lists(st.integers(0, 3), min_size=2, max_size=2), min_size=n, max_size=n),
+    st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_data, st.sampled_from([(1,), (1, 2), (1, 1, 1)]), st.sampled_from([0.0, 0.3]))
+def test_univariate_optimum_equals_brute_force(data, widths, alpha):
+    X = np.array(data[0], dtype=float)
+    y = np.array(data[1])
+    if len(np.unique(y)) < 2:
+        y[0] = 1 - y[0]
+    clf = _fit(X, y, widths, alpha)
+    assert clf.is_optimal_
+    assert clf.objective_ == pytest.approx(brute_force(X, y, widths, alpha), abs=1e-9)
+    _check_consistent(clf, X, y)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(4, 7).flatmap(lambda n: st.tuples(
+    st.lists(st.lists(st.integers(0, 2), min_size=2, max_size=2), min_size=n, max_size=n),
+    st.lists(st.integers(0, 2), min_size=n, max_size=n))))
+def test_three_classes_equal_brute_force(data):
+    X = np.array(data[0], dtype=float)
+    y = np.array(data[1])
+    y[:2] = [0, 1]
+    y = np.unique(y, return_inverse=True)[1]
+    clf = _fit(X, y, (1, 1), 0.1)
+    assert clf.is_optimal_
+    assert clf.objective_ == pytest.approx(brute_force(X, y, (1, 1), 0.1), abs=1e-9)
+    _check_consistent(clf, X, y)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(small_data)
+def test_tree_mode_equals_brute_force_over_trees(data):
+    X = np.array(data[0], dtype=float)
+    y = np.array(data[1])
+    y[0], y[-1] = 0, 1
+    clf = _fit(X, y, (1, 2), 0.0, tree=True)
+    assert clf.diagram_.is_tree()
+    assert clf.objective_ == pytest.approx(brute_force(X, y, (1, 2), 0.0, tree=True), abs=1e-9)
+
+
+def test_tree_mode_matches_the_exact_tree_engine_and_diagrams_never_lose():
+    rng = np.random.default_rng(3)
+    X = rng.integers(0, 4, size=(16, 2)).astype(float)
+    y = ((X[:, 0] + X[:, 1] > 3) ^ (X[:, 1] > 2)).astype(int)
+    y[rng.choice(16, 3, replace=False)] ^= 1
+    exact = OptimalTreeClassifier(max_depth=2).fit(X, y)
+    tree = _fit(X, y, (1, 2), 0.0, tree=True)
+    assert tree.is_optimal_ and tree.diagram_.is_tree()
+    assert tree.train_error_ == exact.train_error_
+    diagram = _fit(X, y, (1, 2), 0.0)
+    assert diagram.is_optimal_ and diagram.train_error_ <= tree.train_error_
+    _check_consistent(diagram, X, y)
+
+
+def test_merges_happen_when_they_pay():
+    """XOR-like data that a (1, 2, 1) diagram fits only by merging into the last node."""
+    X = np.array([[a, b, c] for a in (0, 1) for b in (0, 1) for c in (0, 1)] * 2, dtype=float)
+    y = (X[:, 0].astype(int) ^ X[:, 1].astype(int)) | X[:, 2].astype(int)
+    clf = _fit(X, y, (1, 2, 1), 0.0)
+    assert clf.is_optimal_ and clf.train_error_ == 0
+    _check_consistent(clf, X, y)
+
+
+def test_multivariate_never_worse_and_separates_a_diagonal():
+    rng = np.random.default_rng(0)
+    X = rng.random((30, 2))
+    y = (X[:, 0] + X[:, 1] > 1.0).astype(int)
+    uni = _fit(X, y, (1,), 0.0)
+    multi = _fit(X, y, (1,), 0.0, splits="multivariate")
+    assert multi.is_optimal_ and multi.train_error_ == 0 < uni.train_error_
+    _check_consistent(multi, X, y)
+    assert "x[0]" in multi.export_text() and "x[1]" in multi.export_text()
+
+
+def test_constraints_hold_on_the_returned_model():
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 3, size=(24, 3)).astype(float)
+    y = ((X[:, 0] > 1) ^ (X[:, 1] > 0)).astype(int)
+    group = (X[:, 2] > 1).astype(int)
+    y[group == 1] = np.where(rng.random((group == 1).sum()) < 0.8, 0, y[group == 1])
+    X = np.column_stack([X, group])
+    free = _fit(X, y, (1, 2, 2), 0.0)
+    few = _fit(X, y, (1, 2, 2), 0.0, max_nodes=2)
+    assert few.n_nodes_ <= 2 and few.is_optimal_ and few.objective_ >= free.objective_ - 1e-12
+    stable = _fit(X, y, (1, 2, 2), 0.0, min_flow=0.3)
+    flows = stable.node_flows(X)
+    assert np.all(flows[1:] >= 0.3 * len(y)) and stable.is_optimal_
+    fair = _fit(X, y, (1, 2), 0.0, fairness_ratio=0.9, sensitive=3)
+    free = _fit(X, y, (1, 2), 0.0)
+    pred = fair.predict(X) == 1
+    rates = [pred[group == k].mean() for k in (0, 1)]
+    assert rates[0] >= 0.9 * rates[1] - 1e-9 and rates[1] >= 0.9 * rates[0] - 1e-9
+    assert fair.fairness_rates_ == pytest.approx(tuple(rates))
+    assert fair.objective_ >= free.objective_ - 1e-12
+    # the same groups as an array passed to fit
+    fair2 = DecisionDiagramClassifier((1, 2), alpha=0.0, fairness_ratio=0.9, time_limit=None,
+                                      heuristic_time=0.0).fit(X, y, sensitive=group == 1)
+    assert fair2.objective_ == pytest.approx(fair.objective_)
+
+
+def test_timeout_without_incumbent_returns_the_flagged_heuristic():
+    rng = np.random.default_rng(2)
+    X = rng.random((400, 6))
+    y = (X[:, 0] * X[:, 1] + 0.3 * rng.random(400) > 0.4).astype(int)
+    clf = DecisionDiagramClassifier((1, 2, 4, 4), time_limit=0.5, heuristic_time=0.0, random_state=0).fit(X, y)
+    assert not clf.is_optimal_ and clf.gap_ > 0
+    assert clf.from_heuristic_ == (clf.status_ == "heuristic")
+    assert clf.objective_ <= clf.heuristic_objective_ + 1e-12
+    _check_consistent(clf, X, y)
+
+
+def test_trace_and_export():
+    X = np.array([[0, 0], [0, 1], [1, 0], [1, 1], [2, 2], [2, 0]], dtype=float)
+    y = np.array(["no", "yes", "yes", "no", "yes", "no"])
+    clf = _fit(X, y, (1, 2), 0.0)
+    times = [t for t, _, _ in clf.trace_]
+    objs = [o for _, o, _ in clf.trace_]
+    assert times == sorted(times) and objs == sorted(objs, reverse=True)
+    assert objs[-1] == pytest.approx(clf.objective_)
+    text = clf.export_text(feature_names=["age", "income"])
+    assert "class yes" in text and ("age" in text or "income" in text)
+    dot = clf.export_dot()
+    assert dot.startswith("digraph") and '"yes"' in dot and "->" in dot
+    arcs = clf.diagram_.arcs()
+    assert len(arcs) == 2 * clf.n_nodes_
+    assert set(clf.predict(X)) <= {"no", "yes"}
+    proba = clf.predict_proba(X)
+    assert np.allclose(proba.sum(axis=1), 1) and np.array_equal(clf.classes_[proba.argmax(1)], clf.predict(X))
+
+
+def test_pandas_names_clone_and_pickle():
+    pd = pytest.importorskip("pandas")
+    df = pd.DataFrame({"a": [0, 1, 2, 3, 4, 5, 6, 7], "group": [0, 1, 0, 1, 0, 1, 0, 1]})
+    y = np.array([0, 0, 0, 1, 1, 1, 1, 0])
+    clf = DecisionDiagramClassifier((1, 2), alpha=0.0, fairness_ratio=0.5, sensitive="group",
+                                    time_limit=None, heuristic_time=0.0)
+    clf.fit(df, y)
+    assert "a" in clf.export_text() or "group" in clf.export_text()
+    again = pickle.loads(pickle.dumps(clf))
+    assert np.array_equal(again.predict(df), clf.predict(df))
+    assert clone(clf).get_params() == clf.get_params()
+    with pytest.raises(ValueError, match="features"):
+        clf.predict(df.to_numpy()[:, :1])
+
+
+@pytest.mark.parametrize("kwargs, error, match", [
+    (dict(skeleton=(2, 2)), ValueError, "root layer"),
+    (dict(skeleton=(1, 3)), ValueError, "width 3"),
+    (dict(skeleton=()), ValueError, "at least one"),
+    (dict(skeleton="124"), TypeError, "sequence"),
+    (dict(skeleton=(1, 2.5)), TypeError, "skeleton"),
+    (dict(splits="oblique"), ValueError, "splits"),
+    (dict(alpha=-1), ValueError, "alpha"),
+    (dict(time_limit=0), ValueError, "time_limit"),
+    (dict(max_nodes=0), ValueError, "max_nodes"),
+    (dict(min_flow=100), ValueError, "min_flow"),
+    (dict(fairness_ratio=1.5, sensitive=0), ValueError, "fairness_ratio"),
+    (dict(fairness_ratio=0.8), ValueError, "two groups"),
+    (dict(sensitive=0), ValueError, "fairness_ratio"),
+    (dict(fairness_ratio=0.8, sensitive=1), ValueError, "exactly two values"),
+    (dict(fairness_ratio=0.8, sensitive=7), ValueError, "column"),
+    (dict(fairness_ratio=0.8, sensitive=0, positive_class=5), ValueError, "positive_class"),
+    (dict(solver="cplex"), ValueError, "solver"),
+])
+def test_bad_parameters_name_the_problem(kwargs, error, match):
+    X = np.array([[0, 0], [1, 1], [0, 2], [1, 3]], dtype=float)
+    y = np.array([0, 1, 0, 1])
+    with pytest.raises(error, match=match):
+        DecisionDiagramClassifier(**{"time_limit": 5, **kwargs}).fit(X, y)
+
+
+def test_bad_data_names_the_problem():
+    clf = DecisionDiagramClassifier((1,), time_limit=5)
+    with pytest.raises(ValueError, match="NaN"):
+        clf.fit(np.array([[0.0], [np.nan]]), np.array([0, 1]))
+    with pytest.raises(ValueError, match="single class"):
+        clf.fit(np.array([[0.0], [1.0]]), np.array([1, 1]))
+    with pytest.raises(ValueError, match="0 sample"):
+        clf.fit(np.zeros((0, 2)), np.zeros(0))
+    with pytest.raises(ValueError, match="continuous"):
+        clf.fit(np.array([[0.0], [1.0]]), np.array([0.5, 1.5]))
+    clf.fit(np.array([[0.0, 1.0], [1.0, 0.0]]), np.array([0, 1]))
+    with pytest.raises(ValueError, match="features"):
+        clf.predict(np.zeros((2, 3)))
+
+
+def test_gurobi_missing_or_used():
+    X = np.array([[0, 0], [1, 1], [0, 2], [1, 3], [2, 1]], dtype=float)
+    y = np.array([0, 1, 0, 1, 1])
+    try:
+        import gurobipy  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImportError, match="gurobipy"):
+            DecisionDiagramClassifier((1, 2), solver="gurobi").fit(X, y)
+        return
+    g = _fit(X, y, (1, 2), 0.1, solver="gurobi")
+    h = _fit(X, y, (1, 2), 0.1)
+    assert g.objective_ == pytest.approx(h.objective_)
+
+
+def test_skeleton_layout():
+    sk = make_skeleton((1, 2, 3), 2)
+    assert sk.n_internal == 6 and sk.depth == 3
+    # root: 2 nodes + 2 terminals; layer 1: 2 x (3 + 2); layer 2: 3 x 2
+    assert sk.n_arcs == 4 + 10 + 6
+    assert set(sk.arc_head[sk.arcs_out(5)]) == {6, 7}
