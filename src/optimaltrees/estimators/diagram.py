@@ -88,7 +88,7 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
             check_number("min_flow", self.min_flow, low=0.0)
         check_solver(self.solver)
 
-    def _groups(self, X_raw, X: np.ndarray, sensitive) -> np.ndarray | None:
+    def _groups(self, X: np.ndarray, sensitive) -> np.ndarray | None:
         if self.fairness_ratio is None:
             if sensitive is not None or self.sensitive is not None:
                 raise ValueError("a sensitive attribute was given but fairness_ratio is None; "
@@ -123,7 +123,6 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
     def fit(self, X, y, sensitive=None) -> "DecisionDiagramClassifier":
         start = time.perf_counter()
         self._check_params()
-        X_raw = X
         X, y = check_fit_data(self, X, y)
         check_class_labels(np.asarray(y))
         try:
@@ -135,7 +134,7 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         if K < 2:
             raise ValueError(f"y has a single class ({self.classes_[0]!r}); a decision diagram needs two or more")
         skeleton = make_skeleton(self.skeleton, K)
-        group = self._groups(X_raw, X, sensitive)
+        group = self._groups(X, sensitive)
         n = X.shape[0]
         min_flow = 0.0
         if self.min_flow is not None:

@@ -290,7 +290,6 @@ def start_vector(milp: Milp, points: Points, skeleton: Skeleton, plc: Placement)
     x = np.zeros(milp.n_cols)
     m = skeleton.n_internal
     _, path, sides = plc.route(skeleton, points.X)
-    P = len(points.X)
     x[ix["d"][plc.active]] = 1.0
     for u in np.flatnonzero(plc.active):
         x[ix["yn"][skeleton.arc(u, int(plc.negative[u]))]] = 1.0
@@ -323,7 +322,6 @@ def start_vector(milp: Milp, points: Points, skeleton: Skeleton, plc: Placement)
         x[ix["ap"]] = np.maximum(coef, 0.0)
         x[ix["an"]] = np.maximum(-coef, 0.0)
         x[ix["b"]] = np.where(plc.active, plc.threshold, 0.0)
-    assert P == ix["lam"].shape[0] and m == len(ix["d"])
     return x
 
 
@@ -348,5 +346,4 @@ def placement_from_vector(milp: Milp, skeleton: Skeleton, x: np.ndarray) -> Plac
     plc.positive[~plc.active] = -1
     plc.coef[~plc.active] = 0.0
     plc.threshold[~plc.active] = 0.0
-    assert len(plc.active) == m
     return plc
