@@ -1,0 +1,5 @@
+import sys
+
+from optimaltrees.cli import main
+
+sys.exit(main())

@@ -1,0 +1,48 @@
+"""Benchmark suites, run on Dask: ``optimaltrees bench SUITE``.
+
+Each suite module (``optimaltrees.bench.suites.NAME``) says which fits to
+run (``plan``) and how to report them (``report``); :func:`run_suite` runs
+the fits (each in its own process, :mod:`optimaltrees.bench.runner`), keeps
+every record in ``OUT.jsonl`` and rewrites the markdown report ``OUT`` as
+results arrive, so an interrupted suite still leaves a partial report.
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import sys
+from pathlib import Path
+
+SUITES = ("diagrams",)
+
+
+def suite_module(name: str):
+    if name not in SUITES:
+        raise ValueError(f"unknown suite {name!r}; the suites are {', '.join(SUITES)}")
+    return importlib.import_module(f"optimaltrees.bench.suites.{name}")
+
+
+def run_suite(name: str, args) -> Path:
+    """Run suite ``name`` with parsed options ``args`` (see ``optimaltrees bench --help``)."""
+    suite = suite_module(name)
+    out = Path(args.out or f"benchmarks/results/{name}.md")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    jobs = suite.plan(args, out.parent)
+    raw = out.with_suffix(".jsonl")
+    records: list[dict] = []
+    from optimaltrees.bench.runner import run_jobs
+
+    with raw.open("w") as sink:
+        def on_record(rec: dict) -> None:
+            records.append(rec)
+            sink.write(json.dumps(rec) + "\n")
+            sink.flush()
+            print(f"[{len(records)}/{len(jobs)}] " + " ".join(f"{k}={v}" for k, v in rec.items()
+                  if k in ("dataset", "depth", "seed", "skeleton", "method", "lib", "config", "status", "seconds")),
+                  file=sys.stderr, flush=True)
+            if len(records) % max(1, getattr(args, "report_every", 1)) == 0:
+                out.write_text(suite.report(records, args, out.parent))
+
+        run_jobs(jobs, scheduler=args.scheduler, workers=args.workers, on_record=on_record)
+    out.write_text(suite.report(records, args, out.parent))
+    return out

@@ -1,0 +1,167 @@
+"""One benchmark fit per function: each runs inside a fresh worker process
+(:mod:`optimaltrees.bench.worker`) and returns a JSON-able record.
+
+Only the library a function names is imported, so a peer that is not
+installed fails its own runs (status "failed", ImportError) and nothing else.
+"""
+from __future__ import annotations
+
+import resource
+import time
+import warnings
+
+import numpy as np
+
+from optimaltrees.bench.data import load_table, split_rows
+
+
+def _cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+class _Clock:
+    """Wall and CPU seconds of the fit() call alone."""
+
+    def __enter__(self):
+        self.t0, self.c0 = time.perf_counter(), _cpu()
+        return self
+
+    def __exit__(self, *exc):
+        self.seconds = time.perf_counter() - self.t0
+        self.cpu_seconds = _cpu() - self.c0
+        return False
+
+
+def _accuracy(model, X, y) -> float | None:
+    return None if len(y) == 0 else float(np.mean(model.predict(X) == y))
+
+
+def _split(data: str, seed: int, fractions):
+    X, y, names = load_table(data)
+    parts = split_rows(y, seed, fractions)
+    return [(X[p], y[p]) for p in parts], names, X.shape
+
+
+def diagram(*, data: str, seed: int, skeleton, splits: str = "univariate", tree: bool = False,
+            alpha: float = 0.01, time_limit: float = 60.0, fractions=(0.5, 0.25, 0.25),
+            save: str | None = None) -> dict:
+    """DecisionDiagramClassifier on a train/validation/test split of a table."""
+    from optimaltrees import DecisionDiagramClassifier
+
+    (tr, va, te), names, shape = _split(data, seed, fractions)
+    model = DecisionDiagramClassifier(tuple(skeleton), splits=splits, tree=tree, alpha=alpha,
+                                      time_limit=time_limit, random_state=seed)
+    with _Clock() as clock:
+        model.fit(*tr)
+    if save:
+        from optimaltrees.io import save_model
+
+        save_model(model, save)
+    return dict(n=shape[0], p=shape[1], seconds=clock.seconds, cpu_seconds=clock.cpu_seconds,
+                train_acc=_accuracy(model, *tr), val_acc=_accuracy(model, *va),
+                test_acc=_accuracy(model, *te), objective=model.objective_, bound=model.bound_,
+                gap=model.gap_, optimal=bool(model.is_optimal_), solver_status=model.status_,
+                from_heuristic=bool(model.from_heuristic_), heuristic_objective=model.heuristic_objective_,
+                nodes=int(model.n_nodes_), merges=int(np.sum(model.diagram_.in_degree()[1:] > 1)),
+                train_error=int(model.train_error_), points=int(model.stats_["points"]),
+                variables=int(model.stats_["variables"]))
+
+
+def cart_split(*, data: str, seed: int, depth: int, fractions=(0.5, 0.25, 0.25)) -> dict:
+    """scikit-learn's CART of a given depth on the same split as :func:`diagram`."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    (tr, va, te), names, shape = _split(data, seed, fractions)
+    model = DecisionTreeClassifier(max_depth=depth, random_state=seed)
+    with _Clock() as clock:
+        model.fit(*tr)
+    return dict(n=shape[0], p=shape[1], seconds=clock.seconds, cpu_seconds=clock.cpu_seconds,
+                train_acc=_accuracy(model, *tr), val_acc=_accuracy(model, *va),
+                test_acc=_accuracy(model, *te), optimal=False,
+                nodes=int(np.sum(model.tree_.children_left >= 0)))
+
+
+# ---------------------------------------------------------------- whole-data tree fits
+
+def _tree_record(errors: int, clock: _Clock, **extra) -> dict:
+    return dict(error=int(errors), seconds=clock.seconds, cpu_seconds=clock.cpu_seconds, **extra)
+
+
+def tree(*, data: str, depth: int, time_limit: float | None = None, search: str = "exhaustive",
+         schedule: str = "luby", jobs: int = 1) -> dict:
+    """OptimalTreeClassifier on a whole data set (training error, proof, trace)."""
+    from optimaltrees import OptimalTreeClassifier
+
+    X, y, _ = load_table(data)
+    model = OptimalTreeClassifier(max_depth=depth, time_limit=time_limit, n_jobs=jobs, search=search,
+                                  schedule=schedule)
+    with _Clock() as clock:
+        model.fit(X, y)
+    recomputed = int((model.predict(X) != y).sum())
+    lb = float(model.lower_bound_)
+    return _tree_record(model.train_error_, clock, error_predict=recomputed, n=X.shape[0], p=X.shape[1],
+                        optimal=bool(model.is_optimal_), lower_bound=lb,
+                        timed_out=bool(not model.is_optimal_ and time_limit is not None),
+                        trace=[[round(p.time, 6), int(p.error), float(p.lower_bound)] for p in model.trace_])
+
+
+def cart(*, data: str, depth: int, time_limit: float | None = None) -> dict:
+    """CART of the same depth on a whole data set: the greedy reference."""
+    from sklearn.tree import DecisionTreeClassifier
+
+    X, y, _ = load_table(data)
+    model = DecisionTreeClassifier(max_depth=depth, random_state=0)
+    with _Clock() as clock:
+        model.fit(X, y)
+    errors = int((model.predict(X) != y).sum())
+    return _tree_record(errors, clock, optimal=False, timed_out=False,
+                        trace=[[round(clock.seconds, 6), errors, 0.0]])
+
+
+def pycontree(*, data: str, depth: int, time_limit: float | None = None) -> dict:
+    """pycontree's ConTree; exact, so finishing inside its limit means optimal."""
+    from pycontree import ConTree
+
+    X, y, _ = load_table(data)
+    model = ConTree(max_depth=depth, time_limit=float(time_limit) if time_limit else 1e9)
+    with warnings.catch_warnings(record=True) as caught, _Clock() as clock:
+        warnings.simplefilter("always")
+        model.fit(X, y)
+    hit = any("exceeds time limit" in str(w.message) for w in caught)
+    errors = int((model.predict(X) != y).sum())
+    return _tree_record(errors, clock, optimal=not hit, timed_out=hit)
+
+
+def _binary(X: np.ndarray, peer: str) -> np.ndarray:
+    Xi = X.astype(int)
+    if not (Xi == X).all() or Xi.min() < 0 or Xi.max() > 1:
+        raise ValueError(f"{peer} needs 0/1 features")
+    return Xi
+
+
+def pystreed(*, data: str, depth: int, time_limit: float | None = None) -> dict:
+    """STreeD; exact, no bound exposed: optimal when it stops before its limit."""
+    from pystreed import STreeDClassifier
+
+    X, y, _ = load_table(data)
+    Xi = _binary(X, "pystreed")
+    limit = float(time_limit) if time_limit else 1e9
+    model = STreeDClassifier(max_depth=depth, time_limit=limit)
+    with _Clock() as clock:
+        model.fit(Xi, y)
+    hit = clock.seconds >= 0.99 * limit
+    return _tree_record(int((model.predict(Xi) != y).sum()), clock, optimal=not hit, timed_out=hit)
+
+
+def pydl85(*, data: str, depth: int, time_limit: float | None = None) -> dict:
+    """DL8.5; ``timeout_`` says whether it stopped at its limit."""
+    from pydl85 import DL85Classifier
+
+    X, y, _ = load_table(data)
+    Xi = _binary(X, "pydl8.5")
+    model = DL85Classifier(max_depth=depth, time_limit=0 if time_limit is None else float(time_limit))
+    with _Clock() as clock:
+        model.fit(Xi, y)
+    hit = bool(getattr(model, "timeout_", False))
+    return _tree_record(int((model.predict(Xi) != y).sum()), clock, optimal=not hit, timed_out=hit)

@@ -1,0 +1,91 @@
+"""Run benchmark fits on Dask, each in its own process with its own limits.
+
+A :class:`Job` names a fit function of :mod:`optimaltrees.bench.fits` and its
+parameters.  :func:`run_job` runs it in a fresh Python process (so imports,
+allocator state and peak memory of one fit never touch another, and a runaway
+fit can be killed) under a wall-clock limit and an address-space cap; a crash,
+a kill or a timeout becomes a record with that status instead of an exception.
+:func:`run_jobs` spreads jobs over a ``dask.distributed`` cluster: a local one
+by default, or the scheduler at ``scheduler`` (its workers need this package
+and the data files at the same paths).
+"""
+from __future__ import annotations
+
+import json
+import os
+import resource
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from typing import Callable, Iterable
+
+
+@dataclass(frozen=True)
+class Job:
+    fit: str                          # name of a function in optimaltrees.bench.fits
+    params: dict                      # its keyword arguments (JSON-serialisable)
+    key: dict = field(default_factory=dict)   # what identifies the run in the report
+    time_limit: float | None = None   # the fit's own limit; the process is killed at limit + grace
+    grace: float = 60.0
+    memory_mb: int | None = 8192      # address-space cap of the fit's process
+
+
+def _limit_memory(mb: int | None):
+    def apply() -> None:  # runs in the child between fork and exec
+        if mb is not None:
+            cap = int(mb) * 1024 * 1024
+            resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    return apply
+
+
+def run_job(job: Job, python: str | None = None) -> dict:
+    """Run one fit in a child process and return its record (never raises for
+    a failing fit: the record's ``status`` says ok, failed, killed or crashed)."""
+    record = dict(job.key, fit=job.fit)
+    spec = json.dumps({"fit": job.fit, "params": job.params})
+    timeout = None if job.time_limit is None else job.time_limit + job.grace
+    try:
+        proc = subprocess.run([python or sys.executable, "-m", "optimaltrees.bench.worker"],
+                              input=spec, capture_output=True, text=True, timeout=timeout,
+                              preexec_fn=_limit_memory(job.memory_mb) if os.name == "posix" else None)
+    except subprocess.TimeoutExpired:
+        record.update(status="killed", message=f"no answer within {timeout:.0f} s (time limit + grace)")
+        return record
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    if not lines:
+        tail = proc.stderr.strip().splitlines()[-3:]
+        why = "out of memory" if "MemoryError" in proc.stderr else f"exit code {proc.returncode}"
+        record.update(status="crashed", message=f"{why}: " + " | ".join(tail))
+        return record
+    record.update(json.loads(lines[-1]))
+    return record
+
+
+def run_jobs(jobs: Iterable[Job], *, scheduler: str | None = None, workers: int = 1,
+             on_record: Callable[[dict], None] | None = None, python: str | None = None) -> list[dict]:
+    """Run every job on a Dask cluster; ``on_record`` sees each record as it
+    arrives (e.g. to rewrite the report).  Returns the records in job order."""
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    jobs = list(jobs)
+    if scheduler:
+        client, cluster = Client(scheduler), None
+    else:
+        # threads are enough: every task only waits on its own child process
+        cluster = LocalCluster(n_workers=max(1, int(workers)), threads_per_worker=1, processes=False,
+                               dashboard_address=None)
+        client = Client(cluster)
+    try:
+        futures = [client.submit(run_job, job, python, pure=False) for job in jobs]
+        index = {f.key: i for i, f in enumerate(futures)}
+        records: list[dict | None] = [None] * len(jobs)
+        for fut in as_completed(futures):
+            rec = fut.result()
+            records[index[fut.key]] = rec
+            if on_record is not None:
+                on_record(rec)
+        return [r for r in records if r is not None]
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
