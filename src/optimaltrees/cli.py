@@ -1,9 +1,87 @@
-"""The ``optimaltrees`` command (also ``python -m optimaltrees``)."""
+"""optimaltrees: provably optimal decision trees and diagrams from the shell.
+
+  optimaltrees fit DATA --depth 3 --out model.json     learn a model, print it, save it
+  optimaltrees predict model.json DATA                 predict (and score, if DATA has the label)
+  optimaltrees show model.json [--dot | --png F]       print or draw a saved model
+  optimaltrees bench SUITE                             reproduce the papers' experiments on Dask
+
+DATA is a CSV (or semicolon / tab separated) file with or without a header,
+or a whitespace-separated table of numbers.  Run any command with --help.
+"""
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
 import sys
+from pathlib import Path
+
+import numpy as np
+
+METHODS = ("tree", "sat", "diagram")
+
+
+class CliError(Exception):
+    """A problem the user can fix: printed as one line, exit code 1."""
+
+
+# ------------------------------------------------------------------ parsers
+
+def _data_options(p: argparse.ArgumentParser, label_help: str) -> None:
+    p.add_argument("--label", help=label_help)
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--header", dest="header", action="store_true", default=None,
+                   help="the first line holds column names (default: detected)")
+    g.add_argument("--no-header", dest="header", action="store_false", help="the first line is data")
+
+
+def _fit_parser(sub) -> None:
+    from optimaltrees.search.strategies import SCHEDULES, STRATEGIES
+
+    p = sub.add_parser("fit", help="learn a tree or diagram from a data file",
+                       description="Learn a model from DATA, print it with its training accuracy, proof "
+                                   "status and gap, and optionally save it (--out) or draw it (--png).")
+    p.add_argument("data", metavar="DATA", help="CSV or whitespace-separated data file")
+    _data_options(p, "label column: name or index (negative counts from the end); default: a column "
+                     "named y/label/class/target, else the first column of a whitespace file, else the last")
+    p.add_argument("--method", choices=METHODS, default="tree",
+                   help="tree: optimal tree of bounded depth (ConTree search, default); sat: smallest "
+                        "perfect tree by SAT; diagram: optimal decision diagram by MILP")
+    p.add_argument("--depth", type=int, help="maximum depth (tree: default 3; sat: a cap)")
+    p.add_argument("--strategy", default="exhaustive", choices=list(STRATEGIES),
+                   help="tree search order: exhaustive (default) or an anytime strategy")
+    p.add_argument("--schedule", default="luby", choices=sorted(SCHEDULES), help="anytime restart schedule")
+    p.add_argument("--time-limit", type=float, help="seconds (tree/sat: none by default; diagram: 60)")
+    p.add_argument("--objective", default="depth", choices=("depth", "size", "errors"),
+                   help="sat: minimum depth, then minimum size, or fewest errors at --depth")
+    p.add_argument("--skeleton", default="1,2,4,4", help="diagram: widths of the decision layers")
+    p.add_argument("--splits", default="univariate", choices=("univariate", "multivariate"),
+                   help="diagram: one feature per node, or hyperplanes")
+    p.add_argument("--alpha", type=float, default=0.01, help="diagram: price of a node")
+    p.add_argument("--out", help="save the fitted model to this JSON file")
+    p.add_argument("--png", help="draw the model to this image (.png, .svg or .pdf)")
+    p.add_argument("--trace-png", help="draw the anytime curve (error and bound vs time) to this image")
+
+
+def _predict_parser(sub) -> None:
+    p = sub.add_parser("predict", help="predict with a saved model",
+                       description="Print one prediction per row of DATA (or write them with --out). "
+                                   "When DATA holds the label column too, also print the accuracy.")
+    p.add_argument("model", metavar="MODEL", help="JSON file written by 'optimaltrees fit --out'")
+    p.add_argument("data", metavar="DATA", help="data file with the model's feature columns")
+    _data_options(p, "label column of DATA, if it has one (default: the one the model was trained with, "
+                     "when present)")
+    p.add_argument("--out", help="write the predictions here, one per line")
+
+
+def _show_parser(sub) -> None:
+    p = sub.add_parser("show", help="print or draw a saved model",
+                       description="Print a saved model as text (default), as Graphviz DOT (--dot), or "
+                                   "draw it with matplotlib (--png FILE; .png, .svg or .pdf).")
+    p.add_argument("model", metavar="MODEL")
+    p.add_argument("--dot", action="store_true", help="print Graphviz DOT source")
+    p.add_argument("--png", help="draw the model to this image")
+    p.add_argument("--trace-png", help="draw the model's anytime curve to this image")
 
 
 def _bench_parser(sub) -> None:
@@ -12,39 +90,239 @@ def _bench_parser(sub) -> None:
     p = sub.add_parser("bench", help="run a benchmark suite against the peers (on Dask)",
                        description="Run a named benchmark suite; every fit runs in its own process with "
                                    "its own time limit and memory cap, on a local Dask cluster or on "
-                                   "--scheduler. Writes a markdown report (and raw .jsonl records).")
+                                   "--scheduler. Writes a markdown report (and the raw .jsonl records).")
     suites = p.add_subparsers(dest="suite", required=True, metavar="SUITE")
     for name in SUITES:
-        try:
-            module = suite_module(name)
-        except ImportError:
-            continue
-        sp = suites.add_parser(name, help=module.__doc__.splitlines()[0],
-                               description=module.__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+        module = suite_module(name)
+        sp = suites.add_parser(name, help=module.__doc__.splitlines()[0], description=module.__doc__,
+                               formatter_class=argparse.RawDescriptionHelpFormatter)
         module.add_arguments(sp)
         sp.add_argument("--out", help=f"report path (default benchmarks/results/{name}.md)")
         sp.add_argument("--workers", type=int, default=getattr(module, "WORKERS", 1),
-                        help="fits at a time on the local cluster")
+                        help="fits at a time on the local cluster (default %(default)s)")
         sp.add_argument("--scheduler", help="address of a running Dask scheduler (default: a local cluster)")
 
 
 def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="optimaltrees", description=__doc__)
+    ap = argparse.ArgumentParser(prog="optimaltrees", description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    _fit_parser(sub)
+    _predict_parser(sub)
+    _show_parser(sub)
     _bench_parser(sub)
     return ap
 
 
+# ------------------------------------------------------------------ commands
+
+def _read(path: str, label, header):
+    from optimaltrees.data.tables import read_table
+
+    try:
+        return read_table(path, label=label, header=header)
+    except (FileNotFoundError, ValueError) as exc:
+        raise CliError(str(exc)) from None
+
+
+def _estimator(args):
+    from optimaltrees import DecisionDiagramClassifier, OptimalTreeClassifier, SATTreeClassifier
+
+    if args.method == "tree":
+        return OptimalTreeClassifier(max_depth=3 if args.depth is None else args.depth,
+                                     time_limit=args.time_limit, search=args.strategy, schedule=args.schedule)
+    if args.method == "sat":
+        return SATTreeClassifier(args.objective, max_depth=args.depth, time_limit=args.time_limit)
+    try:
+        skeleton = tuple(int(s) for s in args.skeleton.replace(" ", "").split(",") if s)
+    except ValueError:
+        raise CliError(f"--skeleton must be comma-separated layer widths such as 1,2,4,4; "
+                       f"got {args.skeleton!r}") from None
+    return DecisionDiagramClassifier(skeleton, splits=args.splits, alpha=args.alpha,
+                                     time_limit=60.0 if args.time_limit is None else args.time_limit)
+
+
+def _inputs(model, table):
+    """The feature matrix a model expects: raw columns for SAT (it encodes
+    categories itself), else numbers with categorical columns one-hot."""
+    from optimaltrees import SATTreeClassifier
+
+    if isinstance(model, SATTreeClassifier):
+        return table.X
+    return table.numeric()
+
+
+def _status_lines(model, X, y) -> list[str]:
+    acc = float(np.mean(model.predict(X) == y))
+    errors = int(np.sum(model.predict(X) != y))
+    lines = [f"training accuracy: {acc:.4f} ({errors} errors of {len(y)} rows)"]
+    proven = bool(getattr(model, "is_optimal_", False))
+    if hasattr(model, "diagram_"):
+        lines.append(f"objective: {model.objective_:.6g} (errors / rows + node cost); bound {model.bound_:.6g}; "
+                     f"gap {model.gap_:.2%}; {'proven optimal' if proven else 'not proven optimal'}"
+                     + ("; the heuristic's diagram (the solver found nothing better in time)"
+                        if model.from_heuristic_ and not proven else ""))
+    elif hasattr(model, "lower_bound_"):
+        gap = getattr(model, "gap_", None)
+        lines.append(f"proof: {'proven optimal' if proven else 'not proven optimal'}; lower bound "
+                     f"{model.lower_bound_:g} errors" + ("" if gap is None else f"; gap {gap:.2%}"))
+    else:
+        lines.append(f"proof: {'proven minimal' if proven else 'not proven'}; depth {model.depth_}, "
+                     f"{model.n_nodes_} nodes")
+    lines.append(f"fit time: {model.fit_time_:.3f} s")
+    return lines
+
+
+def _draw(model, path: str, X=None) -> None:
+    from optimaltrees.plot import plot_model, save
+
+    try:
+        save(plot_model(model, X), path)
+    except ValueError as exc:
+        raise CliError(f"cannot write {path}: {exc}") from None
+    print(f"picture written to {path}")
+
+
+def _draw_trace(model, path: str) -> None:
+    from optimaltrees.plot import plot_trace, save
+
+    trace = getattr(model, "trace_", None)
+    if not trace:
+        raise CliError(f"this {type(model).__name__} has no anytime trace to draw")
+    save(plot_trace(trace, error_label="objective" if hasattr(model, "diagram_") else "training error"), path)
+    print(f"anytime curve written to {path}")
+
+
+def cmd_fit(args) -> int:
+    table = _read(args.data, args.label, args.header)
+    model = _estimator(args)
+    X = _inputs(model, table)
+    try:
+        model.fit(X, table.y)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    model.cli_input_ = {"label": table.label, "columns": [str(c) for c in table.X.columns]}
+    print(model.export_text())
+    print("\n".join(_status_lines(model, X, table.y)))
+    if args.out:
+        from optimaltrees.io import save_model
+
+        save_model(model, args.out)
+        print(f"model saved to {args.out}")
+    if args.png:
+        _draw(model, args.png, X if hasattr(model, "diagram_") else None)
+    if args.trace_png:
+        _draw_trace(model, args.trace_png)
+    return 0
+
+
+def _load(path: str):
+    from optimaltrees.io import load_model
+
+    if not Path(path).is_file():
+        raise CliError(f"no such model file: {path}")
+    try:
+        return load_model(path)
+    except (ValueError, KeyError, TypeError, AttributeError, ImportError) as exc:
+        raise CliError(f"{path}: not a model file this optimaltrees can read ({exc})") from None
+
+
+def cmd_predict(args) -> int:
+    import pandas as pd
+
+    model = _load(args.model)
+    meta = getattr(model, "cli_input_", {})
+    columns = meta.get("columns")
+    table = _read(args.data, args.label if args.label is not None else None, args.header)
+    X = table.X
+    truth = None
+    trained_label = meta.get("label")
+    if args.label is not None or (trained_label is not None and table.label == trained_label):
+        truth = table.y
+    elif columns is not None and len(X.columns) + 1 == len(columns):
+        # the reader took a feature for the label: the file has no label column
+        X = pd.concat([pd.DataFrame({table.label: table.y}), X], axis=1)
+    if columns is not None and set(columns) <= set(map(str, X.columns)):
+        X = X[columns]
+    elif columns is not None and len(X.columns) == len(columns):
+        X = X.set_axis(columns, axis=1)
+    elif columns is not None:
+        raise CliError(f"{args.data}: the model needs the columns {', '.join(columns)}; the file has "
+                       f"{', '.join(map(str, X.columns))}")
+    from optimaltrees import SATTreeClassifier
+
+    if not isinstance(model, SATTreeClassifier):
+        from optimaltrees.data.tables import Table
+
+        X = Table(X, table.y, table.label, table.path).numeric()
+        expected = getattr(model, "feature_names_in_", None)
+        if expected is not None:
+            X = X.reindex(columns=list(expected), fill_value=0.0)
+    try:
+        pred = model.predict(X)
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    text = "\n".join(str(p) for p in pred) + "\n"
+    if args.out:
+        Path(args.out).write_text(text)
+        print(f"{len(pred)} predictions written to {args.out}")
+    else:
+        sys.stdout.write(text)
+    if truth is not None:
+        truth = np.asarray(truth)
+        try:
+            acc = float(np.mean(pred.astype(truth.dtype) == truth))
+        except (TypeError, ValueError):
+            acc = float(np.mean(pred.astype(str) == truth.astype(str)))
+        print(f"accuracy: {acc:.4f} on {len(truth)} rows", file=sys.stderr)
+    return 0
+
+
+def cmd_show(args) -> int:
+    model = _load(args.model)
+    if args.dot:
+        if hasattr(model, "diagram_"):
+            print(model.export_dot())
+        else:
+            from optimaltrees.model.export import export_tree_dot
+
+            print(export_tree_dot(model.tree_, class_names=list(model.classes_),
+                                  **model._export_labels(4, None)))
+    elif not args.png and not args.trace_png:
+        print(model.export_text())
+    if args.png:
+        _draw(model, args.png)
+    if args.trace_png:
+        _draw_trace(model, args.trace_png)
+    return 0
+
+
+def cmd_bench(args) -> int:
+    from optimaltrees.bench import run_suite
+
+    try:
+        out = run_suite(args.suite, args)
+    except (FileNotFoundError, ValueError) as exc:
+        raise CliError(str(exc)) from None
+    print(f"report written to {out}")
+    return 0
+
+
+COMMANDS = {"fit": cmd_fit, "predict": cmd_predict, "show": cmd_show, "bench": cmd_bench}
+
+
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = build_parser().parse_args(argv)
     args.command_line = "optimaltrees " + " ".join(shlex.quote(a) for a in argv)
-    if args.command == "bench":
-        from optimaltrees.bench import run_suite
-
-        out = run_suite(args.suite, args)
-        print(f"report written to {out}")
-    return 0
+    try:
+        return COMMANDS[args.command](args)
+    except CliError as exc:
+        print(f"optimaltrees {args.command}: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print(f"optimaltrees {args.command}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":

@@ -29,10 +29,15 @@ def _encode(value, where: str):
     if isinstance(value, numbers.Real):
         v = float(value)
         return v if np.isfinite(v) else {"__float__": repr(v)}
+    if isinstance(value, np.str_):
+        return str(value)
     if isinstance(value, np.ndarray):
         if value.dtype == object:
             return {"__ndarray__": [_encode(v, where) for v in value.ravel()],
                     "dtype": "object", "shape": list(value.shape)}
+        if value.dtype.kind == "U":
+            return {"__ndarray__": value.ravel().tolist(), "dtype": value.dtype.str,
+                    "shape": list(value.shape)}
         if value.dtype.kind not in "biuf":
             raise TypeError(f"{where}: cannot store an array of dtype {value.dtype}")
         return {"__ndarray__": _encode(value.ravel().tolist(), where), "dtype": value.dtype.str,

@@ -49,7 +49,10 @@ def run_job(job: Job, python: str | None = None) -> dict:
                               input=spec, capture_output=True, text=True, timeout=timeout,
                               preexec_fn=_limit_memory(job.memory_mb) if os.name == "posix" else None)
     except subprocess.TimeoutExpired:
-        record.update(status="killed", message=f"no answer within {timeout:.0f} s (time limit + grace)")
+        record.update(status="killed", message=f"no answer within {timeout:g} s (time limit + grace)")
+        return record
+    except OSError as exc:   # e.g. the memory cap is too small to start Python at all
+        record.update(status="crashed", message=f"could not start the fit: {exc}")
         return record
     lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
     if not lines:
@@ -73,7 +76,7 @@ def run_jobs(jobs: Iterable[Job], *, scheduler: str | None = None, workers: int 
     else:
         # threads are enough: every task only waits on its own child process
         cluster = LocalCluster(n_workers=max(1, int(workers)), threads_per_worker=1, processes=False,
-                               dashboard_address=None)
+                               dashboard_address=":0")
         client = Client(cluster)
     try:
         futures = [client.submit(run_job, job, python, pure=False) for job in jobs]

@@ -40,7 +40,7 @@ class Table:
         """Features as numbers: categorical columns one-hot encoded ("col=value")."""
         import pandas as pd
 
-        cat = [c for c in self.X.columns if self.X[c].dtype == object]
+        cat = [c for c in self.X.columns if not pd.api.types.is_numeric_dtype(self.X[c])]
         if not cat:
             return self.X
         return pd.get_dummies(self.X, columns=cat, prefix_sep="=", dtype=float)

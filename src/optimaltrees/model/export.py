@@ -115,3 +115,27 @@ def export_diagram_dot(diagram, feature_names: Sequence[str] | None = None,
         out.append(f'  n{u} -> {ref(int(diagram.negative[u]))} [label="no", style=dashed];')
     out.append("}")
     return "\n".join(out)
+
+
+def export_tree_dot(tree: Tree, feature_names: Sequence[str] | None = None,
+                    class_names: Sequence[object] | None = None, decimals: int = 4,
+                    split_labels: Sequence[tuple[str, str]] | None = None) -> str:
+    """Graphviz DOT source of a tree: boxes for splits (the left, "<=" arc
+    dashed), ellipses for leaves with their class, rows and errors."""
+    fname = (lambda f: str(feature_names[f])) if feature_names is not None else (lambda f: f"x[{f}]")
+    cname = (lambda c: str(class_names[c])) if class_names is not None else (lambda c: str(c))
+    out = ["digraph Tree {", '  node [fontname="Helvetica"];', '  edge [fontname="Helvetica"];']
+    for node in range(tree.node_count):
+        f = int(tree.feature[node])
+        if f < 0:
+            counts = tree.value[node]
+            n = int(counts.sum())
+            label = f"{cname(int(counts.argmax()))}\\nn = {n}, errors = {n - int(counts.max())}"
+            out.append(f'  n{node} [shape=ellipse, style=filled, fillcolor="#eeeeee", label="{label}"];')
+            continue
+        text = split_labels[f][1] if split_labels is not None else f"{fname(f)} > {tree.threshold[node]:.{decimals}g}"
+        out.append(f'  n{node} [shape=box, label="{text.replace(chr(34), chr(39))}"];')
+        out.append(f'  n{node} -> n{int(tree.children_left[node])} [label="no", style=dashed];')
+        out.append(f'  n{node} -> n{int(tree.children_right[node])} [label="yes"];')
+    out.append("}")
+    return "\n".join(out)

@@ -9,6 +9,7 @@ epsilon below it, and merges never give a node's two arcs one target.
 """
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 
@@ -86,6 +87,33 @@ def best_split(Xs: np.ndarray, counts: np.ndarray, features: np.ndarray,
     return best
 
 
+def lookahead_split(Xs: np.ndarray, counts: np.ndarray, features: np.ndarray, epsilon: float,
+                    depth: int) -> tuple[int, float] | None:
+    """(feature, threshold) at the root of the exact optimal tree of ``depth``
+    (<= 2) on these rows: the library's own DP engine, so the split already
+    accounts for what the layers below can do with it (CART's entropy cannot).
+    None when that split falls between values closer than ``epsilon``."""
+    from optimaltrees.estimators.classifier import OptimalTreeClassifier
+
+    reps = np.rint(counts).astype(np.int64)
+    rows, labels = np.nonzero(reps)
+    times = reps[rows, labels]
+    X = np.repeat(Xs[rows][:, features], times, axis=0)
+    y = np.repeat(labels, times)
+    if len(np.unique(y)) < 2:
+        return None
+    tree = OptimalTreeClassifier(max_depth=depth).fit(X, y).tree_
+    if tree.feature[0] < 0:
+        return None
+    j = int(features[tree.feature[0]])
+    col = Xs[:, j]
+    above = col[col > tree.threshold[0]]
+    below = col[col <= tree.threshold[0]]
+    if not above.size or not below.size or above.min() - below.max() < epsilon * (1 + 1e-6) + 1e-12:
+        return None
+    return j, float(above.min())
+
+
 @dataclass
 class _Flow:
     rows: np.ndarray                   # point indices
@@ -97,8 +125,11 @@ class _Flow:
         return float(self.counts.sum())
 
 
-def construct(points: Points, skeleton: Skeleton, settings: Settings, features: np.ndarray) -> Placement:
-    """One top-down pass restricted to ``features`` for the splits."""
+def construct(points: Points, skeleton: Skeleton, settings: Settings, features: np.ndarray,
+              lookahead: bool = False) -> Placement:
+    """One top-down pass restricted to ``features`` for the splits: by least
+    entropy, or with ``lookahead`` by the optimal tree of the remaining depth
+    (up to 2) below each node."""
     d = points.X.shape[1]
     K = skeleton.n_classes
     plc = Placement.empty(skeleton, d)
@@ -115,7 +146,9 @@ def construct(points: Points, skeleton: Skeleton, settings: Settings, features: 
             u = skeleton.layer_start[layer] + k
             split = None
             if np.count_nonzero(flow.counts) > 1 and len(flow.rows) > 1:
-                split = best_split(points.X[flow.rows], points.counts[flow.rows], features, settings.epsilon)
+                args = (points.X[flow.rows], points.counts[flow.rows], features, settings.epsilon)
+                split = lookahead_split(*args, min(2, skeleton.depth - layer)) if lookahead else None
+                split = split or best_split(*args)
             if split is None and layer > 0:
                 point(flow.parents, skeleton.terminal(int(flow.counts.argmax())))
                 continue
@@ -253,7 +286,10 @@ def prune(plc: Placement, points: Points, skeleton: Skeleton, settings: Settings
 def heuristic(points: Points, skeleton: Skeleton, settings: Settings, *, time_budget: float = 1.0,
               max_starts: int = 200, random_state: np.random.Generator | None = None) -> tuple[Placement, float]:
     """The best pruned diagram over one pass on all features and restarts on
-    random subsets of 50-100 % of them (the authors' code), within ``time_budget``."""
+    random subsets of 50-100 % of them (the authors' code), within ``time_budget``.
+    A tree is a diagram too: without ``settings.tree`` every start also builds
+    the merge-free diagram, which on small data often needs fewer nodes."""
+    modes = [settings] if settings.tree else [settings, dataclasses.replace(settings, tree=True)]
     rng = random_state if random_state is not None else np.random.default_rng(0)
     d = points.X.shape[1]
     start = time.perf_counter()
@@ -263,10 +299,11 @@ def heuristic(points: Points, skeleton: Skeleton, settings: Settings, *, time_bu
             break
         feats = np.arange(d) if k == 0 else np.sort(
             rng.choice(d, size=max(1, int(round(rng.uniform(0.5, 1.0) * d))), replace=False))
-        plc = prune(construct(points, skeleton, settings, feats), points, skeleton, settings)
-        obj, _ = objective(points, skeleton, plc, settings)
-        if obj < best_obj - 1e-12:
-            best, best_obj = plc, obj
+        for mode, look in [(m, look) for m in modes for look in ((False, True) if k == 0 else (False,))]:
+            plc = prune(construct(points, skeleton, mode, feats, lookahead=look), points, skeleton, settings)
+            obj, _ = objective(points, skeleton, plc, settings)
+            if obj < best_obj - 1e-12:
+                best, best_obj = plc, obj
         if d == 1:
             break
     return best, best_obj

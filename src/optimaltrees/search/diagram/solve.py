@@ -88,15 +88,29 @@ def _solve_highs(milp, start, cutoff, time_limit, threads, verbose) -> MilpResul
                       float(e.data_out.mip_dual_bound)))
 
     h.cbMipImprovingSolution.subscribe(on_solution)
+    if time_limit is not None:
+        # HiGHS checks its own time_limit rarely inside a long root LP, which
+        # overran the limit 2x on 1,000 rows: interrupt it from every phase.
+        deadline = t0 + float(time_limit)
+
+        def on_poll(e):
+            if time.perf_counter() > deadline:
+                e.interrupt()
+
+        for event in (h.cbSimplexInterrupt, h.cbIpmInterrupt, h.cbMipInterrupt):
+            event.subscribe(on_poll)
     h.HandleKeyboardInterrupt = True
     h.solve()
     seconds = time.perf_counter() - t0
     status = h.getModelStatus()
+    interrupted_by_deadline = time_limit is not None and seconds >= float(time_limit)
     info = h.getInfo()
     S = highspy.HighsModelStatus
     names = {S.kOptimal: "optimal", S.kTimeLimit: "time_limit", S.kInterrupt: "interrupted",
              S.kInfeasible: "infeasible", S.kObjectiveBound: "cutoff", S.kSolutionLimit: "time_limit"}
     name = names.get(status, h.modelStatusToString(status))
+    if name == "interrupted" and interrupted_by_deadline:
+        name = "time_limit"
     has_solution = info.primal_solution_status == highspy.SolutionStatus.kSolutionStatusFeasible
     x = np.asarray(h.getSolution().col_value) if has_solution else None
     objective = float(info.objective_function_value) if has_solution else np.inf

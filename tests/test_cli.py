@@ -1,0 +1,224 @@
+"""The command line, model files, the table reader and the pictures."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from optimaltrees import DecisionDiagramClassifier, OptimalTreeClassifier, SATTreeClassifier
+from optimaltrees.cli import main
+from optimaltrees.data.tables import read_table
+from optimaltrees.io import load_model, model_from_dict, model_to_dict, save_model
+
+
+def _write(path, text):
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.fixture
+def numeric_csv(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 5, size=(60, 3)).astype(float)
+    y = ((X[:, 0] > 2) ^ (X[:, 1] > 1)).astype(int)
+    lines = ["a,b,c,y"] + [f"{r[0]:g},{r[1]:g},{r[2]:g},{t}" for r, t in zip(X, y)]
+    return _write(tmp_path / "data.csv", "\n".join(lines) + "\n")
+
+
+@pytest.fixture
+def categorical_csv(tmp_path):
+    rows = ["colour,size,label"]
+    for colour in ("red", "green", "blue"):
+        for size in ("S", "M", "L"):
+            rows.append(f"{colour},{size},{'yes' if colour == 'red' or size == 'L' else 'no'}")
+    return _write(tmp_path / "cat.csv", "\n".join(rows * 1) + "\n")
+
+
+# ------------------------------------------------------------------ table reader
+
+def test_reader_detects_header_separator_and_label(tmp_path):
+    t = read_table(_write(tmp_path / "a.csv", "f1;f2;class\n1;2;a\n3;4;b\n"))
+    assert t.feature_names == ["f1", "f2"] and t.label == "class" and list(t.y) == ["a", "b"]
+    # whitespace numbers without a header: the label is the first column (CP4IM / ConTree files)
+    t = read_table(_write(tmp_path / "b.txt", "1 0 1\n0 1 1\n1 1 0\n"))
+    assert t.label == "x0" and list(t.y) == [1, 0, 1] and t.X.shape == (3, 2)
+    # a header-less CSV: the label is the last column
+    t = read_table(_write(tmp_path / "c.csv", "1,2,0\n3,4,1\n"))
+    assert list(t.y) == [0, 1] and t.X.shape == (2, 2)
+    t = read_table(str(tmp_path / "c.csv"), label=0)
+    assert list(t.y) == [1, 3]
+    t = read_table(str(tmp_path / "c.csv"), label=-2, header=False)
+    assert list(t.y) == [2, 4]
+
+
+def test_reader_categorical_columns_are_one_hot_for_numeric_methods(categorical_csv):
+    t = read_table(categorical_csv)
+    import pandas as pd
+
+    assert not pd.api.types.is_numeric_dtype(t.X["colour"])
+    num = t.numeric()
+    assert "colour=red" in num.columns and num.shape == (9, 6)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("a,b,y\n1,2,0\n3,,1\n", "missing values (line 3"),
+    ("a,b,y\n1,2,0\n3,4,1\n5,6,0\n7,8,1\n9,10,0\n11,12,1\n13,14,0\n15,16,1\n17,18,0\n19,20,1\n21,x,0\n",
+     "line 12: 'x' in column 'b'"),
+    ("a,b,y\n1,2,0\n3,4\n", "line 3: 2 values"),
+    ("a,a,y\n1,2,0\n", "repeats a column name"),
+    ("y\n1\n2\n", "no feature columns"),
+    ("\n\n", "no data rows"),
+])
+def test_reader_errors_name_the_problem(tmp_path, text, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace("'", "'")):
+        read_table(_write(tmp_path / "bad.csv", text))
+
+
+def test_reader_label_errors(tmp_path, numeric_csv):
+    with pytest.raises(ValueError, match="no column named 'z'; the columns are a, b, c, y"):
+        read_table(numeric_csv, label="z")
+    with pytest.raises(ValueError, match="label column 7 does not exist"):
+        read_table(numeric_csv, label=7)
+    with pytest.raises(FileNotFoundError, match="no such data file"):
+        read_table(tmp_path / "missing.csv")
+
+
+# ------------------------------------------------------------------ model files
+
+def _fitted_models():
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 4, size=(40, 3)).astype(float)
+    y = np.where(X[:, 0] + X[:, 1] > 3, "hi", "lo")
+    return X, y, [OptimalTreeClassifier(max_depth=2).fit(X, y),
+                  SATTreeClassifier("errors", max_depth=2).fit(X, y),
+                  DecisionDiagramClassifier((1, 2), time_limit=5, random_state=0).fit(X, y)]
+
+
+def test_model_files_round_trip(tmp_path):
+    X, y, models = _fitted_models()
+    for m in models:
+        path = tmp_path / f"{type(m).__name__}.json"
+        save_model(m, path)
+        json.loads(path.read_text())                       # plain JSON
+        back = load_model(path)
+        assert type(back) is type(m)
+        np.testing.assert_array_equal(back.predict(X), m.predict(X))
+        np.testing.assert_allclose(back.predict_proba(X), m.predict_proba(X))
+        assert back.export_text() == m.export_text()
+        assert back.get_params() == m.get_params()
+
+
+def test_model_files_refuse_foreign_content(tmp_path):
+    with pytest.raises(ValueError, match="not an optimaltrees model file"):
+        model_from_dict({"hello": 1})
+    data = model_to_dict(_fitted_models()[2][0])
+    data["estimator"] = "os:system"
+    with pytest.raises(ValueError, match="outside optimaltrees"):
+        model_from_dict(data)
+    with pytest.raises(ValueError, match="not fitted"):
+        model_to_dict(OptimalTreeClassifier())
+    (tmp_path / "x.json").write_text("{not json")
+    with pytest.raises(ValueError, match="not a JSON model file"):
+        load_model(tmp_path / "x.json")
+
+
+# ------------------------------------------------------------------ command line
+
+def test_fit_predict_show_tree(tmp_path, numeric_csv, capsys):
+    model = str(tmp_path / "m.json")
+    assert main(["fit", numeric_csv, "--depth", "2", "--out", model, "--png", str(tmp_path / "m.png"),
+                 "--trace-png", str(tmp_path / "t.svg")]) == 0
+    out = capsys.readouterr().out
+    assert "training accuracy: 1.0000" in out and "proven optimal" in out
+    assert (tmp_path / "m.png").stat().st_size > 1000 and (tmp_path / "t.svg").stat().st_size > 1000
+    assert main(["predict", model, numeric_csv]) == 0
+    captured = capsys.readouterr()
+    truth = read_table(numeric_csv).y
+    assert [int(v) for v in captured.out.split()] == list(truth)
+    assert "accuracy: 1.0000 on 60 rows" in captured.err
+    assert main(["show", model]) == 0
+    assert "|--- " in capsys.readouterr().out
+    assert main(["show", model, "--dot"]) == 0
+    assert capsys.readouterr().out.startswith("digraph Tree {")
+
+
+def test_predict_without_label_column_and_to_file(tmp_path, numeric_csv, capsys):
+    model = str(tmp_path / "m.json")
+    main(["fit", numeric_csv, "--depth", "2", "--out", model])
+    lines = open(numeric_csv).read().splitlines()
+    no_label = _write(tmp_path / "x.csv", "\n".join(",".join(ln.split(",")[:3]) for ln in lines) + "\n")
+    capsys.readouterr()
+    assert main(["predict", model, no_label, "--out", str(tmp_path / "p.txt")]) == 0
+    pred = (tmp_path / "p.txt").read_text().split()
+    assert [int(v) for v in pred] == list(read_table(numeric_csv).y)
+    assert "accuracy" not in capsys.readouterr().err
+
+
+def test_fit_sat_and_diagram_on_categorical_data(tmp_path, categorical_csv, capsys):
+    for method, extra in [("sat", ["--objective", "size"]),
+                          ("diagram", ["--skeleton", "1,2", "--time-limit", "5"])]:
+        model = str(tmp_path / f"{method}.json")
+        assert main(["fit", categorical_csv, "--method", method, "--out", model, *extra]) == 0
+        assert "training accuracy: 1.0000" in capsys.readouterr().out
+        assert main(["predict", model, categorical_csv]) == 0
+        captured = capsys.readouterr()
+        assert captured.out.split() == list(read_table(categorical_csv).y)
+        assert main(["show", model, "--png", str(tmp_path / f"{method}.png")]) == 0
+        assert (tmp_path / f"{method}.png").stat().st_size > 1000
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["fit", "nope.csv"], "no such data file: nope.csv"),
+    (["fit", "{data}", "--label", "zz"], "no column named 'zz'"),
+    (["fit", "{data}", "--depth", "-1"], "max_depth"),
+    (["fit", "{data}", "--method", "diagram", "--skeleton", "1,x"], "--skeleton must be"),
+    (["predict", "nope.json", "{data}"], "no such model file"),
+    (["show", "{data}"], "not a model file"),
+])
+def test_cli_errors_are_one_line_with_exit_code_1(numeric_csv, capsys, argv, message):
+    argv = [a.replace("{data}", numeric_csv) for a in argv]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_predict_wrong_columns(tmp_path, numeric_csv, capsys):
+    model = str(tmp_path / "m.json")
+    main(["fit", numeric_csv, "--depth", "1", "--out", model])
+    other = _write(tmp_path / "o.csv", "p,q,y\n1,2,0\n")
+    assert main(["predict", model, other]) == 1
+    assert "the model needs the columns a, b, c" in capsys.readouterr().err
+
+
+def test_help_and_usage_errors(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["--help"])
+    assert exc.value.code == 0
+    assert "optimaltrees fit DATA" in capsys.readouterr().out
+    with pytest.raises(SystemExit) as exc:
+        main(["fit"])
+    assert exc.value.code == 2
+    for cmd in ("fit", "predict", "show", "bench"):
+        with pytest.raises(SystemExit):
+            main([cmd, "--help"])
+        assert "usage: optimaltrees" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------ pictures
+
+def test_pictures_of_every_model_kind(tmp_path):
+    from optimaltrees.plot import plot_model, plot_trace, save
+
+    X, y, models = _fitted_models()
+    for m in models:
+        fig = plot_model(m, X if hasattr(m, "diagram_") else None, title="t")
+        path = tmp_path / f"{type(m).__name__}.png"
+        save(fig, str(path))
+        assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    fig = plot_trace(models[0].trace_)
+    assert fig.axes[0].get_xlabel() == "seconds"
+    with pytest.raises(ValueError, match="trace is empty"):
+        plot_trace([])
+    with pytest.raises(TypeError, match="fit it first"):
+        plot_model(OptimalTreeClassifier())
