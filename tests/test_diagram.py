@@ -4,6 +4,10 @@ returned model."""
 from __future__ import annotations
 
 import itertools
+import os
+import signal
+import threading
+import time
 import pickle
 
 import numpy as np
@@ -306,3 +310,25 @@ def test_skeleton_layout():
     # root: 2 nodes + 2 terminals; layer 1: 2 x (3 + 2); layer 2: 3 x 2
     assert sk.n_arcs == 4 + 10 + 6
     assert set(sk.arc_head[sk.arcs_out(5)]) == {6, 7}
+
+
+@pytest.mark.skipif(os.name != "posix", reason="sends SIGINT to this process")
+@pytest.mark.parametrize("when, heuristic_time", [(1.0, 5.0), (4.0, 0.2)])
+def test_ctrl_c_returns_the_best_diagram(when, heuristic_time):
+    """Ctrl-C in the heuristic's restarts or in the solver: the best diagram so far, flagged."""
+    from optimaltrees.data import load_bank
+
+    X, y = load_bank()
+    timer = threading.Timer(when, os.kill, (os.getpid(), signal.SIGINT))
+    start = time.perf_counter()
+    timer.start()
+    try:
+        with pytest.warns(RuntimeWarning, match="interrupted"):
+            clf = DecisionDiagramClassifier((1, 2, 4, 4), time_limit=None, heuristic_time=heuristic_time,
+                                            random_state=0).fit(X, y)
+    finally:
+        timer.cancel()
+    assert time.perf_counter() - start < 30
+    assert clf.interrupted_ and not clf.is_optimal_
+    assert clf.train_error_ == int((clf.predict(X) != y).sum())
+    assert clf.objective_ <= clf.heuristic_objective_ + 1e-12

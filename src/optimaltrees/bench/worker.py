@@ -41,18 +41,28 @@ def _clean(value):
     return value
 
 
+def resolve(name: str):
+    """A fit function: ``NAME`` in optimaltrees.bench.fits, or ``module:NAME``
+    inside optimaltrees.bench (a suite's own fit)."""
+    import importlib
+
+    module, _, func = name.rpartition(":")
+    module = module or "optimaltrees.bench.fits"
+    if not module.startswith("optimaltrees.bench") or func.startswith("_"):
+        raise ValueError(f"unknown fit {name!r}")
+    fit = getattr(importlib.import_module(module), func, None)
+    if not callable(fit):
+        raise ValueError(f"unknown fit {name!r}")
+    return fit
+
+
 def main() -> int:
     spec = json.loads(sys.stdin.read())
     out = os.fdopen(os.dup(1), "w")
     record: dict = {"status": "ok"}
     try:
         with stdout_to_stderr():
-            from optimaltrees.bench import fits
-
-            fit = getattr(fits, spec["fit"], None)
-            if fit is None or spec["fit"].startswith("_"):
-                raise ValueError(f"unknown fit {spec['fit']!r}")
-            record.update(fit(**spec["params"]))
+            record.update(resolve(spec["fit"])(**spec["params"]))
     except Exception as exc:
         traceback.print_exc(file=sys.stderr)
         record.update(status="failed", message=f"{type(exc).__name__}: {exc}")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import numbers
 import time
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -171,6 +172,10 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         self.is_optimal_ = res.proven
         self.status_ = res.status
         self.from_heuristic_ = res.status == "heuristic"
+        self.interrupted_ = res.stats.get("solver_status") == "interrupted"
+        if self.interrupted_:
+            warnings.warn("fit interrupted (Ctrl-C): returning the best diagram found so far"
+                          + ("" if res.proven else ", not proven optimal"), RuntimeWarning, stacklevel=2)
         self.heuristic_objective_ = res.heuristic_objective
         self.trace_ = res.trace
         self.solve_time_ = res.solve_seconds

@@ -284,26 +284,34 @@ def prune(plc: Placement, points: Points, skeleton: Skeleton, settings: Settings
 
 
 def heuristic(points: Points, skeleton: Skeleton, settings: Settings, *, time_budget: float = 1.0,
-              max_starts: int = 200, random_state: np.random.Generator | None = None) -> tuple[Placement, float]:
+              max_starts: int = 200, random_state: np.random.Generator | None = None
+              ) -> tuple[Placement, float, bool]:
     """The best pruned diagram over one pass on all features and restarts on
     random subsets of 50-100 % of them (the authors' code), within ``time_budget``.
     A tree is a diagram too: without ``settings.tree`` every start also builds
-    the merge-free diagram, which on small data often needs fewer nodes."""
+    the merge-free diagram, which on small data often needs fewer nodes.
+    Returns (diagram, objective, interrupted): Ctrl-C after the first start
+    ends the restarts and keeps the best diagram."""
     modes = [settings] if settings.tree else [settings, dataclasses.replace(settings, tree=True)]
     rng = random_state if random_state is not None else np.random.default_rng(0)
     d = points.X.shape[1]
     start = time.perf_counter()
     best, best_obj = None, np.inf
-    for k in range(max_starts):
-        if k and time.perf_counter() - start > time_budget:
-            break
-        feats = np.arange(d) if k == 0 else np.sort(
-            rng.choice(d, size=max(1, int(round(rng.uniform(0.5, 1.0) * d))), replace=False))
-        for mode, look in [(m, look) for m in modes for look in ((False, True) if k == 0 else (False,))]:
-            plc = prune(construct(points, skeleton, mode, feats, lookahead=look), points, skeleton, settings)
-            obj, _ = objective(points, skeleton, plc, settings)
-            if obj < best_obj - 1e-12:
-                best, best_obj = plc, obj
-        if d == 1:
-            break
-    return best, best_obj
+    try:
+        for k in range(max_starts):
+            if k and time.perf_counter() - start > time_budget:
+                break
+            feats = np.arange(d) if k == 0 else np.sort(
+                rng.choice(d, size=max(1, int(round(rng.uniform(0.5, 1.0) * d))), replace=False))
+            for mode, look in [(m, look) for m in modes for look in ((False, True) if k == 0 else (False,))]:
+                plc = prune(construct(points, skeleton, mode, feats, lookahead=look), points, skeleton, settings)
+                obj, _ = objective(points, skeleton, plc, settings)
+                if obj < best_obj - 1e-12:
+                    best, best_obj = plc, obj
+            if d == 1:
+                break
+    except KeyboardInterrupt:
+        if best is None:
+            raise
+        return best, best_obj, True
+    return best, best_obj, False

@@ -15,7 +15,7 @@ import numpy as np
 from optimaltrees.search.diagram.formulation import build_milp, placement_from_vector, start_vector
 from optimaltrees.search.diagram.heuristic import Points, Settings, heuristic, objective
 from optimaltrees.search.diagram.skeleton import Placement, Skeleton
-from optimaltrees.search.diagram.solve import solve
+from optimaltrees.search.diagram.solve import MilpResult, solve
 
 
 @dataclass
@@ -112,7 +112,8 @@ def train_diagram(points: Points, skeleton: Skeleton, settings: Settings, *, mul
                   time_limit: float | None, solver: str, heuristic_time: float,
                   rng: np.random.Generator, threads: int = 1, verbose: bool = False) -> TrainResult:
     start = time.perf_counter()
-    heur, heur_obj = heuristic(points, skeleton, settings, time_budget=heuristic_time, random_state=rng)
+    heur, heur_obj, interrupted = heuristic(points, skeleton, settings, time_budget=heuristic_time,
+                                            random_state=rng)
     if not fairness_holds(points, skeleton, heur, settings):
         # predicting one class for everyone satisfies demographic parity
         options = [constant_placement(points, skeleton, c) for c in range(skeleton.n_classes)]
@@ -120,11 +121,18 @@ def train_diagram(points: Points, skeleton: Skeleton, settings: Settings, *, mul
         heur_obj = objective(points, skeleton, heur, settings)[0]
     heur = heur.canonical(skeleton, settings.epsilon, flip=multivariate)
     trace = [(time.perf_counter() - start, heur_obj, 0.0)]
-    milp = build_milp(points, skeleton, settings, multivariate=multivariate)
-    x0 = start_vector(milp, points, skeleton, heur)
-    left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
-    res = solve(milp, solver=solver, start=x0, cutoff=heur_obj + 1e-7, time_limit=left,
-                threads=threads, verbose=verbose)
+    milp, res = None, None
+    if not interrupted:
+        try:
+            milp = build_milp(points, skeleton, settings, multivariate=multivariate)
+            x0 = start_vector(milp, points, skeleton, heur)
+            left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
+            res = solve(milp, solver=solver, start=x0, cutoff=heur_obj + 1e-7, time_limit=left,
+                        threads=threads, verbose=verbose)
+        except KeyboardInterrupt:
+            res = None
+    if res is None:      # Ctrl-C before the solver had a say: the heuristic's diagram, unproven
+        res = MilpResult(None, np.inf, 0.0, "interrupted", 0.0, [])
     offset = time.perf_counter() - start - res.seconds
     trace += [(t + offset, obj, bnd) for t, obj, bnd in res.trace if obj < trace[-1][1] - 1e-12]
     plc, status = heur, "heuristic"
@@ -140,7 +148,8 @@ def train_diagram(points: Points, skeleton: Skeleton, settings: Settings, *, mul
     proven = res.status in ("optimal", "cutoff") or obj - bound <= 1e-9
     if res.status == "cutoff":
         bound = obj
-    stats = {"points": len(points.X), "variables": milp.n_cols, "constraints": milp.n_rows,
-             "nonzeros": int(milp.A.nnz), "integer_variables": int(milp.integer.sum()),
-             "solver_status": res.status}
+    stats = {"points": len(points.X), "solver_status": res.status}
+    if milp is not None:
+        stats.update(variables=milp.n_cols, constraints=milp.n_rows, nonzeros=int(milp.A.nnz),
+                     integer_variables=int(milp.integer.sum()))
     return TrainResult(plc, obj, errors, bound, status, bool(proven), heur_obj, res.seconds, trace, stats)
