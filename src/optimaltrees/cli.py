@@ -94,7 +94,8 @@ def _bench_parser(sub) -> None:
     suites = p.add_subparsers(dest="suite", required=True, metavar="SUITE")
     for name in SUITES:
         module = suite_module(name)
-        sp = suites.add_parser(name, help=module.__doc__.splitlines()[0], description=module.__doc__,
+        sp = suites.add_parser(name, help=module.__doc__.splitlines()[0].split(": ", 1)[-1],
+                               description=module.__doc__,
                                formatter_class=argparse.RawDescriptionHelpFormatter)
         module.add_arguments(sp)
         sp.add_argument("--out", help=f"report path (default benchmarks/results/{name}.md)")

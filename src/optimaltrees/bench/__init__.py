@@ -13,7 +13,7 @@ import json
 import sys
 from pathlib import Path
 
-SUITES = ("diagrams",)
+SUITES = ("contree", "binary", "anytime", "sat", "diagrams", "cv")
 
 
 def suite_module(name: str):

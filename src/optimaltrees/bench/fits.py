@@ -2,10 +2,13 @@
 (:mod:`optimaltrees.bench.worker`) and returns a JSON-able record.
 
 Only the library a function names is imported, so a peer that is not
-installed fails its own runs (status "failed", ImportError) and nothing else.
+installed fails its own runs (status "failed", ImportError) and nothing else;
+the suites check :data:`LIBRARIES` with :func:`missing_libraries` first and
+skip such a peer with a note instead.
 """
 from __future__ import annotations
 
+import importlib.util
 import resource
 import time
 import warnings
@@ -21,9 +24,13 @@ def _cpu() -> float:
 
 
 class _Clock:
-    """Wall and CPU seconds of the fit() call alone."""
+    """Wall and CPU seconds of the fit() call alone, and the peak RSS just
+    before it (so peak minus that is roughly what the fit itself allocated)."""
 
     def __enter__(self):
+        from optimaltrees.bench.worker import peak_rss_mb
+
+        self.rss_before_mb = peak_rss_mb()
         self.t0, self.c0 = time.perf_counter(), _cpu()
         return self
 
@@ -84,8 +91,43 @@ def cart_split(*, data: str, seed: int, depth: int, fractions=(0.5, 0.25, 0.25))
 
 # ---------------------------------------------------------------- whole-data tree fits
 
-def _tree_record(errors: int, clock: _Clock, **extra) -> dict:
-    return dict(error=int(errors), seconds=clock.seconds, cpu_seconds=clock.cpu_seconds, **extra)
+#: library name used by the suites -> (fit function here, module it imports,
+#: distribution name for its version)
+LIBRARIES = {
+    "optimaltrees": ("tree", "optimaltrees", "optimaltrees"),
+    "cart": ("cart", "sklearn", "scikit-learn"),
+    "pycontree": ("pycontree", "pycontree", "pycontree"),
+    "pystreed": ("pystreed", "pystreed", "pystreed"),
+    "pydl85": ("pydl85", "pydl85", "pydl8.5"),
+}
+
+
+def missing_libraries(libs) -> list[str]:
+    """The libraries among ``libs`` that this interpreter cannot import (checked
+    without importing them), so a suite can skip them up front."""
+    return [lib for lib in libs if importlib.util.find_spec(LIBRARIES[lib][1]) is None]
+
+
+def libraries_note(libs, missing) -> str:
+    """One report line: versions of the libraries that ran, and which were skipped."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    def ver(lib: str) -> str:
+        try:
+            return version(LIBRARIES[lib][2])
+        except PackageNotFoundError:
+            return "?"
+
+    line = "Libraries: " + ", ".join(f"{lib} {ver(lib)}" for lib in libs if lib not in missing) + "."
+    if missing:
+        line += (f" **Skipped, not installed: {', '.join(missing)}** (`pip install '.[bench]'` "
+                 "installs the peers).")
+    return line
+
+
+def _tree_record(X, errors: int, clock: _Clock, **extra) -> dict:
+    return dict(error=int(errors), seconds=clock.seconds, cpu_seconds=clock.cpu_seconds,
+                n=int(X.shape[0]), p=int(X.shape[1]), rss_before_fit_mb=clock.rss_before_mb, **extra)
 
 
 def tree(*, data: str, depth: int, time_limit: float | None = None, search: str = "exhaustive",
@@ -100,9 +142,10 @@ def tree(*, data: str, depth: int, time_limit: float | None = None, search: str 
         model.fit(X, y)
     recomputed = int((model.predict(X) != y).sum())
     lb = float(model.lower_bound_)
-    return _tree_record(model.train_error_, clock, error_predict=recomputed, n=X.shape[0], p=X.shape[1],
+    return _tree_record(X, model.train_error_, clock, error_predict=recomputed,
                         optimal=bool(model.is_optimal_), lower_bound=lb,
                         timed_out=bool(not model.is_optimal_ and time_limit is not None),
+                        search=search, schedule=schedule, jobs=jobs,
                         trace=[[round(p.time, 6), int(p.error), float(p.lower_bound)] for p in model.trace_])
 
 
@@ -115,12 +158,13 @@ def cart(*, data: str, depth: int, time_limit: float | None = None) -> dict:
     with _Clock() as clock:
         model.fit(X, y)
     errors = int((model.predict(X) != y).sum())
-    return _tree_record(errors, clock, optimal=False, timed_out=False,
+    return _tree_record(X, errors, clock, optimal=False, timed_out=False,
                         trace=[[round(clock.seconds, 6), errors, 0.0]])
 
 
 def pycontree(*, data: str, depth: int, time_limit: float | None = None) -> dict:
-    """pycontree's ConTree; exact, so finishing inside its limit means optimal."""
+    """pycontree's ConTree; exact, so finishing inside its limit means optimal.
+    It has no "no limit" setting, so no limit becomes one that is never reached."""
     from pycontree import ConTree
 
     X, y, _ = load_table(data)
@@ -129,8 +173,11 @@ def pycontree(*, data: str, depth: int, time_limit: float | None = None) -> dict
         warnings.simplefilter("always")
         model.fit(X, y)
     hit = any("exceeds time limit" in str(w.message) for w in caught)
+    config = getattr(model, "_config", None)
+    if config is not None and hasattr(config, "is_within_time_limit"):
+        hit = hit or not config.is_within_time_limit()
     errors = int((model.predict(X) != y).sum())
-    return _tree_record(errors, clock, optimal=not hit, timed_out=hit)
+    return _tree_record(X, errors, clock, optimal=not hit, timed_out=hit)
 
 
 def _binary(X: np.ndarray, peer: str) -> np.ndarray:
@@ -151,7 +198,7 @@ def pystreed(*, data: str, depth: int, time_limit: float | None = None) -> dict:
     with _Clock() as clock:
         model.fit(Xi, y)
     hit = clock.seconds >= 0.99 * limit
-    return _tree_record(int((model.predict(Xi) != y).sum()), clock, optimal=not hit, timed_out=hit)
+    return _tree_record(X, int((model.predict(Xi) != y).sum()), clock, optimal=not hit, timed_out=hit)
 
 
 def pydl85(*, data: str, depth: int, time_limit: float | None = None) -> dict:
@@ -164,4 +211,63 @@ def pydl85(*, data: str, depth: int, time_limit: float | None = None) -> dict:
     with _Clock() as clock:
         model.fit(Xi, y)
     hit = bool(getattr(model, "timeout_", False))
-    return _tree_record(int((model.predict(Xi) != y).sum()), clock, optimal=not hit, timed_out=hit)
+    return _tree_record(X, int((model.predict(Xi) != y).sum()), clock, optimal=not hit, timed_out=hit)
+
+
+# ---------------------------------------------------------------- smallest perfect trees (SAT suite)
+
+def _categorical(data: str, drop):
+    """Features as a DataFrame (every column is then taken as categorical) and labels."""
+    from optimaltrees.data.tables import read_table
+
+    table = read_table(data)
+    absent = [c for c in drop if c not in table.X.columns]
+    if absent:
+        raise ValueError(f"{data}: no column {absent[0]!r} to drop")
+    return table.X.drop(columns=list(drop)), table.y
+
+
+def _sat_record(model, clock: _Clock) -> dict:
+    st = model.stats_
+    return dict(seconds=clock.seconds, cpu_seconds=clock.cpu_seconds, depth=int(model.depth_),
+                nodes=int(model.n_nodes_), optimal=bool(model.is_optimal_), train_errors=int(model.train_error_),
+                examples=int(st.get("examples_encoded", 0)), sat_calls=int(st.get("sat_calls", 0)),
+                variables=int(st.get("variables", 0)), clauses=int(st.get("clauses", 0)))
+
+
+def sat(*, data: str, drop=(), objective: str = "depth", solver: str = "cadical195",
+        depth_search: str = "sat") -> dict:
+    """SATTreeClassifier (Avellaneda's DT-depth / DT-size), every column categorical;
+    ``depth_search="dp"`` finds the smallest depth with the DP engine instead."""
+    from optimaltrees import SATTreeClassifier
+
+    X, y = _categorical(data, drop)
+    model = SATTreeClassifier(objective, categorical="all", solver=solver, depth_search=depth_search)
+    with _Clock() as clock:
+        model.fit(X, y)
+    return _sat_record(model, clock)
+
+
+def dp_size(*, data: str, drop=()) -> dict:
+    """DT-size by the DP engine alone, on the same Boolean tests as :func:`sat`:
+    the smallest depth k with zero error, then at k a node cost below one
+    error / 2^(k+1) makes the optimum the fewest nodes among zero-error trees."""
+    from optimaltrees import OptimalTreeClassifier, SATTreeClassifier
+
+    X, y = _categorical(data, drop)
+    with _Clock() as clock:
+        depth_fit = SATTreeClassifier("depth", categorical="all", depth_search="dp").fit(X, y)
+        B = depth_fit.binarizer_.transform(X).astype(float)
+        k = depth_fit.min_depth_
+        model = OptimalTreeClassifier(max_depth=k, complexity_cost=1.0 / 2 ** (k + 1) / len(y)).fit(B, y)
+    if model.train_error_ != 0:
+        raise RuntimeError(f"the DP tree of depth {k} makes {model.train_error_} errors, expected none")
+    return dict(seconds=clock.seconds, cpu_seconds=clock.cpu_seconds, depth=int(model.get_depth()),
+                nodes=int(model.tree_.node_count), optimal=bool(model.is_optimal_), train_errors=0,
+                examples=0, sat_calls=0, variables=0, clauses=0)
+
+
+def idle(*, seconds: float) -> dict:
+    """Wait and return: the runner's self-check of time limits and process isolation."""
+    time.sleep(float(seconds))
+    return dict(seconds=float(seconds))

@@ -1,0 +1,229 @@
+"""The benchmark runner: isolation, limits, Dask, and a tiny diagrams suite."""
+from __future__ import annotations
+
+import argparse
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("dask.distributed")
+
+from optimaltrees.bench import run_suite, suite_module  # noqa: E402
+from optimaltrees.bench.data import split_rows  # noqa: E402
+from optimaltrees.bench.runner import Job, run_job, run_jobs  # noqa: E402
+
+
+@pytest.fixture
+def table(tmp_path):
+    rng = np.random.default_rng(0)
+    X = rng.random((40, 3))
+    y = (X[:, 0] + X[:, 1] > 1).astype(int)
+    path = tmp_path / "tiny.csv"
+    path.write_text("a,b,c,y\n" + "\n".join(f"{r[0]:.4f},{r[1]:.4f},{r[2]:.4f},{t}" for r, t in zip(X, y)) + "\n")
+    return path
+
+
+def test_one_fit_per_process_with_its_record(table):
+    rec = run_job(Job("cart", {"data": str(table), "depth": 2}, key={"tag": "x"}, time_limit=30))
+    assert rec["status"] == "ok" and rec["tag"] == "x" and rec["fit"] == "cart"
+    assert rec["error"] >= 0 and rec["peak_rss_mb"] > 0 and rec["seconds"] >= 0
+
+
+def test_failures_become_records(table, tmp_path):
+    rec = run_job(Job("cart", {"data": str(tmp_path / "none.csv"), "depth": 2}, time_limit=30))
+    assert rec["status"] == "failed" and "no such data file" in rec["message"]
+    rec = run_job(Job("no_such_fit", {}, time_limit=30))
+    assert rec["status"] == "failed" and "unknown fit" in rec["message"]
+    rec = run_job(Job("idle", {"seconds": 30}, time_limit=0.5, grace=0.5))
+    assert rec["status"] == "killed"
+    rec = run_job(Job("idle", {"seconds": 0}, time_limit=30, memory_mb=2))
+    assert rec["status"] == "crashed"
+
+
+def test_run_jobs_on_a_local_dask_cluster(table):
+    seen = []
+    jobs = [Job("idle", {"seconds": 0.2}, key={"i": i}, time_limit=30) for i in range(3)]
+    records = run_jobs(jobs, workers=2, on_record=seen.append)
+    assert [r["i"] for r in records] == [0, 1, 2] and len(seen) == 3
+    assert all(r["status"] == "ok" for r in records)
+
+
+def test_splits_are_disjoint_stratified_and_reproducible():
+    y = np.repeat([0, 1, 2], [20, 12, 8])
+    parts = split_rows(y, seed=3)
+    assert sorted(np.concatenate(parts)) == list(range(len(y)))
+    assert [len(p) for p in parts] == [20, 10, 10]
+    assert np.bincount(y[parts[0]]).tolist() == [10, 6, 4]
+    assert all((a == b).all() for a, b in zip(parts, split_rows(y, seed=3)))
+
+
+def test_diagrams_suite_end_to_end(table, tmp_path):
+    ap = argparse.ArgumentParser()
+    suite = suite_module("diagrams")
+    suite.add_arguments(ap)
+    args = ap.parse_args(["--data-dir", str(table.parent), "--datasets", "tiny", "--skeletons", "I",
+                          "--methods", "diagram-uni", "tree-uni", "cart", "--time-limit", "5"])
+    args.out, args.workers, args.scheduler, args.command_line = str(tmp_path / "out" / "d.md"), 2, None, "test"
+    out = run_suite("diagrams", args)
+    text = out.read_text()
+    assert "| diagram-uni | 1 |" in text and "| cart | 1 |" in text and "Runs without a result" not in text
+    records = [json.loads(ln) for ln in out.with_suffix(".jsonl").read_text().splitlines()]
+    assert {r["method"] for r in records} == {"diagram-uni", "tree-uni", "cart"}
+    diagram = next(r for r in records if r["method"] == "diagram-uni")
+    tree = next(r for r in records if r["method"] == "tree-uni")
+    for r in (diagram, tree):   # the MILP only ever improves on its start
+        assert r["objective"] <= r["heuristic_objective"] + 1e-9 and r["bound"] <= r["objective"] + 1e-9
+    if diagram["optimal"] and tree["optimal"]:   # a tree is a diagram
+        assert diagram["objective"] <= tree["objective"] + 1e-9
+    assert list((tmp_path / "out").glob("diagrams-tiny-I.png"))
+
+
+# ---------------------------------------------------------------- the suites ported from benchmarks/*.py
+
+def _suite_args(name, argv, out):
+    """Parse ``argv`` as ``optimaltrees bench NAME`` would, writing to ``out``."""
+    suite = suite_module(name)
+    ap = argparse.ArgumentParser()
+    suite.add_arguments(ap)
+    args = ap.parse_args(argv)
+    args.out, args.workers, args.scheduler, args.command_line = str(out), getattr(suite, "WORKERS", 1), None, "test"
+    return args
+
+
+@pytest.fixture
+def zero_one(tmp_path):
+    """A tiny label-first, whitespace-separated 0/1 file like the CP4IM and ConTree ones."""
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 2, size=(40, 4))
+    y = X[:, 0] ^ X[:, 1]
+    y[:3] = 1 - y[:3]                       # noise: no depth-2 tree is perfect
+    path = tmp_path / "data" / "tiny01.txt"
+    path.parent.mkdir()
+    path.write_text("\n".join(" ".join(map(str, [t, *r])) for r, t in zip(X, y)) + "\n")
+    return path
+
+
+def _records(out):
+    return [json.loads(ln) for ln in out.with_suffix(".jsonl").read_text().splitlines()]
+
+
+@pytest.mark.parametrize("name", ["contree", "binary", "anytime", "sat"])
+def test_ported_suites_are_registered_with_one_worker(name):
+    from optimaltrees.bench import SUITES
+
+    assert SUITES.index(name) < SUITES.index("diagrams")
+    assert suite_module(name).WORKERS == 1
+
+
+def test_contree_suite_end_to_end(zero_one, tmp_path):
+    out = tmp_path / "out" / "contree.md"
+    args = _suite_args("contree", ["--data-dir", str(zero_one.parent), "--datasets", "tiny01", "--depths", "2",
+                                   "--repeats", "2", "--peer", "cart"], out)
+    text = run_suite("contree", args).read_text()
+    records = _records(out)
+    assert len(records) == 4 and all(r["status"] == "ok" for r in records)
+    # the order alternates: ours first on repeat 1, the peer first on repeat 2
+    first = {r["repeat"]: r["side"] for r in records if r["order"] == 1}
+    assert first == {1: "ours", 2: "peer"}
+    ours = [r for r in records if r["side"] == "ours"]
+    assert all(r["optimal"] and r["error"] <= min(c["error"] for c in records if c["side"] == "peer") for r in ours)
+    assert "| dataset | n | p | our error | peer error | errors agree |" in text
+    assert "| tiny01 | 40 | 4 |" in text and "CPU ratio" in text
+    assert "**Depth 2: geometric-mean ratio (ours/peer) = " in text and "max ratio = " in text
+    assert "Partial report" not in text and "Skipped" not in text
+
+
+def test_contree_suite_skips_a_missing_peer_with_a_note(zero_one, tmp_path, monkeypatch):
+    from optimaltrees.bench.suites import contree
+
+    monkeypatch.setattr(contree, "missing_libraries", lambda libs: [lib for lib in libs if lib == "pycontree"])
+    args = _suite_args("contree", ["--data-dir", str(zero_one.parent), "--datasets", "tiny01", "--depths", "2",
+                                   "--repeats", "1"], tmp_path / "c.md")
+    jobs = contree.plan(args, tmp_path)
+    assert [j.fit for j in jobs] == ["tree"]
+    text = contree.report([], args, tmp_path)
+    assert "Skipped, not installed: pycontree" in text
+
+
+def test_binary_suite_end_to_end(zero_one, tmp_path):
+    out = tmp_path / "out" / "binary.md"
+    args = _suite_args("binary", ["--data-dir", str(zero_one.parent), "--datasets", "tiny01", "--depths", "2",
+                                  "--repeats", "2", "--libs", "optimaltrees", "cart"], out)
+    text = run_suite("binary", args).read_text()
+    records = _records(out)
+    assert len(records) == 4 and all(r["status"] == "ok" for r in records)
+    first = {r["repeat"]: r["lib"] for r in records if r["order"] == 1}
+    assert first == {1: "optimaltrees", 2: "cart"}        # the order rotates
+    assert "| dataset | n | p | optimaltrees error | cart error | agree |" in text
+    assert "ours/cart geometric mean = – over 0 sets proven by both" in text   # CART never proves
+    assert "proven optimal — optimaltrees 1, cart 0" in text
+    row = next(ln for ln in text.splitlines() if ln.startswith("| tiny01 |"))
+    assert "✗" not in row and "n/a" in row
+
+
+def test_anytime_suite_end_to_end(zero_one, tmp_path):
+    out = tmp_path / "out" / "anytime.md"
+    args = _suite_args("anytime", ["--data-dir", str(zero_one.parent), "--datasets", "tiny01", "--depth", "2",
+                                   "--budget", "5", "--strategies", "discrepancy:luby", "exhaustive", "--peers"],
+                       out)
+    text = run_suite("anytime", args).read_text()
+    records = _records(out)
+    assert {r["method"] for r in records} == {"discrepancy:luby", "exhaustive", "cart"}
+    assert all(r["status"] == "ok" for r in records)
+    assert "## Mean normalised primal integral" in text and "| discrepancy:luby |" in text
+    assert "| method | first tree (s) | first error | final error | proof (s) | PI |" in text
+    assert "best known error" in text and "(proven)" in text
+    picture = tmp_path / "out" / "anytime" / "binary-d2-tiny01.png"
+    assert picture.is_file() and picture.stat().st_size > 1000
+    assert "![tiny01](anytime/binary-d2-tiny01.png)" in text
+
+
+def test_anytime_scores_peer_budget_runs_as_one_curve():
+    from optimaltrees.bench.suites.anytime import _curve
+
+    runs = [dict(status="ok", budget=10.0, seconds=3.0, error=5, optimal=True),
+            dict(status="ok", budget=1.0, seconds=1.0, error=8, optimal=False),
+            dict(status="ok", budget=60.0, seconds=3.1, error=5, optimal=True)]
+    r = _curve("pydl85", runs, ["pydl85"])
+    assert r["curve"] == [(1.0, 8), (3.0, 5)] and r["proof_s"] == 3.0
+
+
+def test_sat_suite_end_to_end(tmp_path):
+    rng = np.random.default_rng(2)
+    rows = rng.integers(0, 3, size=(30, 3))
+    label = (rows[:, 0] == rows[:, 1]).astype(int)
+    path = tmp_path / "cat" / "zoo.csv"         # "zoo": its name column is dropped
+    path.parent.mkdir()
+    path.write_text("animal_name,a,b,c,class_type\n"
+                    + "\n".join(f"n{i},{r[0]},{r[1]},{r[2]},{t}" for i, (r, t) in enumerate(zip(rows, label))) + "\n")
+    out = tmp_path / "out" / "sat.md"
+    args = _suite_args("sat", ["--data-dir", str(path.parent), "--datasets", "zoo", "--configs", "sat-depth",
+                               "dp-depth", "dp-size", "--solvers", "cadical195", "--repeats", "1"], out)
+    text = run_suite("sat", args).read_text()
+    records = _records(out)
+    assert len(records) == 3 and all(r["status"] == "ok" for r in records), records
+    assert len({r["depth"] for r in records}) == 1              # all find the same smallest depth
+    assert "| data | config | solver | depth | nodes | examples encoded | SAT calls | seconds | proven |" in text
+    assert "| zoo | dp-size | - |" in text and "| zoo | sat-depth | cadical195 |" in text
+    assert "4 / 20 / 0.2" in text and "4 / 31 / 0.047" in text   # the paper's columns
+
+
+def test_binary_report_flags_contradicting_proofs_as_a_bug(tmp_path):
+    from optimaltrees.bench.suites import binary
+
+    args = _suite_args("binary", ["--datasets", "a", "--depths", "3", "--repeats", "1",
+                                  "--libs", "optimaltrees", "pystreed"], tmp_path / "b.md")
+    args.skipped = []
+
+    def rec(lib, error, seconds, optimal=True):
+        return dict(dataset="a", depth=3, lib=lib, repeat=1, order=1, status="ok", error=error, seconds=seconds,
+                    cpu_seconds=seconds, optimal=optimal, timed_out=not optimal, n=10, p=4, peak_rss_mb=100.0)
+
+    text = binary.report([rec("optimaltrees", 5, 1.0), rec("pystreed", 4, 2.0)], args, tmp_path)
+    assert "| a | 10 | 4 | 5 | 4 | ✗ BUG |" in text and "disagree on the error" in text
+    text = binary.report([rec("optimaltrees", 4, 1.0), rec("pystreed", 4, 2.0)], args, tmp_path)
+    assert "| a | 10 | 4 | 4 | 4 | ✓ |" in text
+    assert "ours/pystreed geometric mean = 0.500 over 1 sets proven by both; max = 0.50 (a)" in text
+    text = binary.report([rec("optimaltrees", 4, 1.0), rec("pystreed", 6, 60.0, optimal=False)], args, tmp_path)
+    assert "| a | 10 | 4 | 4 | 6† | n/a |" in text and "over 0 sets proven by both" in text
