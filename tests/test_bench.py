@@ -132,6 +132,7 @@ def test_contree_suite_end_to_end(zero_one, tmp_path):
     assert "| tiny01 | 40 | 4 |" in text and "CPU ratio" in text
     assert "**Depth 2: geometric-mean ratio (ours/peer) = " in text and "max ratio = " in text
     assert "Partial report" not in text and "Skipped" not in text
+    assert "![depth 2 times](contree-d2.png)" in text and (tmp_path / "out" / "contree-d2.png").is_file()
 
 
 def test_contree_suite_skips_a_missing_peer_with_a_note(zero_one, tmp_path, monkeypatch):
@@ -160,6 +161,7 @@ def test_binary_suite_end_to_end(zero_one, tmp_path):
     assert "proven optimal — optimaltrees 1, cart 0" in text
     row = next(ln for ln in text.splitlines() if ln.startswith("| tiny01 |"))
     assert "✗" not in row and "n/a" in row
+    assert (tmp_path / "out" / "binary-d2-cart.png").is_file() and "](binary-d2-cart.png)" in text
 
 
 def test_anytime_suite_end_to_end(zero_one, tmp_path):
@@ -207,6 +209,7 @@ def test_sat_suite_end_to_end(tmp_path):
     assert "| data | config | solver | depth | nodes | examples encoded | SAT calls | seconds | proven |" in text
     assert "| zoo | dp-size | - |" in text and "| zoo | sat-depth | cadical195 |" in text
     assert "4 / 20 / 0.2" in text and "4 / 31 / 0.047" in text   # the paper's columns
+    assert "![seconds per configuration](sat.png)" in text and (tmp_path / "out" / "sat.png").is_file()
 
 
 def test_binary_report_flags_contradicting_proofs_as_a_bug(tmp_path):

@@ -40,3 +40,27 @@ def machine_block(args) -> str:
     return (f"Command: `{getattr(args, 'command_line', '')}`  \n"
             f"Machine: {os.cpu_count()} cpus, {platform.machine()}, Python {platform.python_version()}; "
             f"load {load:.2f} at the end; {where}; {time.strftime('%Y-%m-%d %H:%M')}")
+
+
+def time_scatter(path, points: list[tuple[str, float, float]], *, ours: str, peer: str, title: str) -> str | None:
+    """Log-log scatter of (label, our seconds, peer seconds) with the diagonal:
+    points below it are data sets where we are faster.  Returns the file name
+    (for a markdown image link) or None when there is nothing to draw."""
+    points = [(n, a, b) for n, a, b in points if a and b and a > 0 and b > 0]
+    if not points:
+        return None
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(4.8, 4.4), layout="constrained")
+    ax = fig.add_subplot()
+    xs, ys = [b for _, _, b in points], [a for _, a, _ in points]
+    ax.scatter(xs, ys, s=18)
+    for name, a, b in points:
+        ax.annotate(name, (b, a), fontsize=6, xytext=(3, 2), textcoords="offset points")
+    lo, hi = min(xs + ys) / 1.5, max(xs + ys) * 1.5
+    ax.plot([lo, hi], [lo, hi], color="#888888", linestyle="--", linewidth=1)
+    ax.set(xscale="log", yscale="log", xlim=(lo, hi), ylim=(lo, hi), title=title,
+           xlabel=f"{peer} seconds", ylabel=f"{ours} seconds")
+    ax.grid(alpha=0.3)
+    fig.savefig(path, dpi=120)
+    return str(getattr(path, "name", path))

@@ -15,7 +15,7 @@ import argparse
 from pathlib import Path
 
 from optimaltrees.bench.fits import LIBRARIES, libraries_note, missing_libraries
-from optimaltrees.bench.report import geo_mean, machine_block, markdown_table
+from optimaltrees.bench.report import geo_mean, machine_block, markdown_table, time_scatter
 from optimaltrees.bench.runner import Job
 from optimaltrees.bench.suites.contree import (OURS, agree_all, data_files, fit_job, fmt_err, fmt_gm, fmt_mb,
                                                fmt_ratio, fmt_s, progress_line, ratio, side_notes, summarise)
@@ -65,11 +65,12 @@ def plan(args, out_dir: Path) -> list[Job]:
 
 
 def _depth_section(depth: int, records: list[dict], libs: list[str], datasets: list[str]):
-    """(table, summary lines, notes) of one depth."""
+    """(table, summary lines, notes, {peer: [(data set, our s, peer s)]}) of one depth."""
     peers = [lib for lib in libs if lib != OURS] if OURS in libs else []
     ratios: dict[str, list[tuple[float, str]]] = {peer: [] for peer in peers}
     proven = dict.fromkeys(libs, 0)
     rows, notes = [], []
+    dots: dict[str, list] = {peer: [] for peer in peers}
     for name in datasets:
         recs = [r for r in records if r.get("depth") == depth and r.get("dataset") == name]
         if not recs:
@@ -85,6 +86,7 @@ def _depth_section(depth: int, records: list[dict], libs: list[str], datasets: l
         for peer in peers:
             o, p = summ[OURS], summ[peer]
             rt = ratio(o, p)
+            dots[peer].append((name, o.get("median_s"), p.get("median_s")))
             if rt is not None and o["proven"] and p["proven"]:
                 ratios[peer].append((rt, name))
             cells.append("–" if rt is None else fmt_ratio(rt) + ("†" if o["limited"] or p["limited"] else ""))
@@ -100,7 +102,7 @@ def _depth_section(depth: int, records: list[dict], libs: list[str], datasets: l
                        f"over {len(ratios[peer])} sets proven by both; max = "
                        f"{'–' if worst is None else f'{fmt_ratio(worst[0])} ({worst[1]})'}")
     summary.append(f"depth {depth}: proven optimal — " + ", ".join(f"{lib} {k}" for lib, k in proven.items()))
-    return markdown_table(head, rows), summary, notes
+    return markdown_table(head, rows), summary, notes, dots
 
 
 def report(records: list[dict], args, out_dir: Path) -> str:
@@ -109,8 +111,14 @@ def report(records: list[dict], args, out_dir: Path) -> str:
     for depth in args.depths:
         if not any(r.get("depth") == depth for r in records):
             continue
-        table, summary, depth_notes = _depth_section(depth, records, libs, args.datasets)
+        table, summary, depth_notes, dots = _depth_section(depth, records, libs, args.datasets)
         body += [f"## Depth {depth} (time limit {args.time_limit:g} s)", "", table, ""]
+        for peer, pts in dots.items():
+            stem = Path(args.out or "binary.md").stem
+            picture = time_scatter(out_dir / f"{stem}-d{depth}-{peer}.png", pts, ours=OURS, peer=peer,
+                                   title=f"depth {depth}: fit seconds")
+            if picture:
+                body += [f"![depth {depth}, ours vs {peer}]({picture})", ""]
         body += [f"- {s}" for s in summary] + [""]
         summaries += summary
         notes += depth_notes

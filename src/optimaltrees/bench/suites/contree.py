@@ -17,7 +17,7 @@ from itertools import combinations
 from pathlib import Path
 
 from optimaltrees.bench.fits import LIBRARIES, libraries_note, missing_libraries
-from optimaltrees.bench.report import geo_mean, machine_block, markdown_table
+from optimaltrees.bench.report import geo_mean, machine_block, markdown_table, time_scatter
 from optimaltrees.bench.runner import Job
 
 NAME = "contree"
@@ -223,7 +223,7 @@ def report(records: list[dict], args, out_dir: Path) -> str:
         limit = _limit(args, depth)
         lines += [f"## Depth {depth}" + (f" (time limit {limit:g} s)" if limit is not None else " (no time limit)"),
                   ""]
-        rows, ratios, proven_ratios, cpu_ratios, worst = [], [], [], [], None
+        rows, ratios, proven_ratios, cpu_ratios, worst, dots = [], [], [], [], None, []
         for name in args.datasets:
             o = summarise([r for r in recs if r.get("dataset") == name and r.get("side") == "ours"])
             p = summarise([r for r in recs if r.get("dataset") == name and r.get("side") == "peer"])
@@ -232,6 +232,7 @@ def report(records: list[dict], args, out_dir: Path) -> str:
             size = [next((r[k] for r in recs if r.get("dataset") == name and r.get(k) is not None), "–")
                     for k in ("n", "p")]
             rt, crt = ratio(o, p), ratio(o, p, "median_cpu_s")
+            dots.append((name, o.get("median_s"), p.get("median_s")))
             if rt is not None:
                 ratios.append(rt)
                 if o["proven"] and p["proven"]:
@@ -254,6 +255,10 @@ def report(records: list[dict], args, out_dir: Path) -> str:
                      f"data sets; max ratio = {'–' if worst is None else f'{fmt_ratio(worst[1])} ({worst[0]})'}"
                      + (f"; over the {len(proven_ratios)} where both proved optimality: {gm_proven:.3f}"
                         if gm_proven is not None and len(proven_ratios) != len(ratios) else "") + ".")
+        picture = time_scatter(out_dir / f"{Path(args.out or 'contree.md').stem}-d{depth}.png", dots,
+                               ours="optimaltrees", peer=args.peer, title=f"depth {depth}: fit seconds")
+        if picture:
+            lines += ["", f"![depth {depth} times]({picture})"]
         gm_cpu = geo_mean(cpu_ratios)
         if gm_cpu is not None:
             lines += ["", f"Depth {depth}: geometric-mean CPU-time ratio = {gm_cpu:.3f} (less sensitive to a "

@@ -134,6 +134,9 @@ def report(records: list[dict], args, out_dir: Path) -> str:
               "example reaches and merging same-class sibling leaves (the paper counts DT-depth trees as perfect: "
               "2^(k+1)-1 nodes, shown in the paper column). When only some repeats finished, the row shows "
               "those and the others are listed under \"Runs without a result\".", ""]
+    picture = _plot(records, args, out_dir)
+    if picture:
+        lines += [f"![seconds per configuration]({picture})", ""]
     failed = [r for r in records if r.get("status") != "ok"]
     if failed:
         lines += ["## Runs without a result", ""]
@@ -141,3 +144,36 @@ def report(records: list[dict], args, out_dir: Path) -> str:
                   f"{r.get('message', '')}" for r in failed]
         lines.append("")
     return "\n".join(lines)
+
+
+def _plot(records: list[dict], args, out_dir: Path) -> str | None:
+    """Median seconds of every (data set, configuration, solver) on a log
+    scale, the paper's DT-depth / DT-size times as marks beside them."""
+    bars = []
+    for name, config, solver in _rows(args):
+        ok = [r for r in records if (r.get("dataset"), r.get("config"), r.get("solver")) == (name, config, solver)
+              and r.get("status") == "ok"]
+        if ok:
+            paper = PAPER.get(name, {}).get("size_s" if "size" in config else "depth_s")
+            bars.append((f"{name} {config}" + (f" ({solver})" if solver else ""),
+                         statistics.median(r["seconds"] for r in ok), paper))
+    if not bars:
+        return None
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(7, 0.28 * len(bars) + 1.2), layout="constrained")
+    ax = fig.add_subplot()
+    ys = range(len(bars))
+    ax.barh(ys, [b[1] for b in bars], color="#1f6fb4", label="optimaltrees")
+    marks = [(y, b[2]) for y, b in zip(ys, bars) if b[2]]
+    if marks:
+        ax.scatter([m[1] for m in marks], [m[0] for m in marks], color="#d62728", marker="|", s=120,
+                   label="paper (C++, MiniSat)", zorder=3)
+    ax.set_yticks(list(ys), [b[0] for b in bars], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xscale("log")
+    ax.set_xlabel("seconds (median)")
+    ax.legend(fontsize=7, loc="lower right")
+    path = out_dir / f"{Path(args.out or 'sat.md').stem}.png"
+    fig.savefig(path, dpi=120)
+    return path.name
