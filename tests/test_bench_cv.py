@@ -49,3 +49,20 @@ def test_runner_on_a_scheduler_address():
         records = run_jobs([Job("idle", {"seconds": 0.1}, key={"i": i}, time_limit=30) for i in range(2)],
                            scheduler=cluster.scheduler_address)
     assert [r["i"] for r in records] == [0, 1] and all(r["status"] == "ok" for r in records)
+
+
+def test_stopping_a_suite_stops_its_fits():
+    """An exception in the driver (as Ctrl-C would raise) kills the running fits."""
+    import time
+
+    from optimaltrees.bench import runner
+
+    def stop(record):
+        raise KeyboardInterrupt
+
+    jobs = [Job("idle", {"seconds": 0.1}, time_limit=60)] + [Job("idle", {"seconds": 60}, time_limit=120)]
+    start = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        run_jobs(jobs, workers=2, on_record=stop)
+    assert time.perf_counter() - start < 30
+    assert not runner._LIVE

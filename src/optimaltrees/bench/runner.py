@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import signal
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -38,6 +39,23 @@ def _limit_memory(mb: int | None):
     return apply
 
 
+_LIVE: set[subprocess.Popen] = set()   # fits running in this process's threads (a local cluster)
+
+
+def _kill(proc: subprocess.Popen, reap: bool = True) -> None:
+    """SIGKILL the fit's whole session; ``reap`` collects it (only from the
+    thread that waits on it: another thread's kill lets that wait return)."""
+    try:
+        if os.name == "posix":
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:  # pragma: no cover
+            proc.kill()
+    except ProcessLookupError:
+        pass
+    if reap:
+        proc.communicate()
+
+
 def run_job(job: Job, python: str | None = None) -> dict:
     """Run one fit in a child process and return its record (never raises for
     a failing fit: the record's ``status`` says ok, failed, killed or crashed)."""
@@ -45,19 +63,30 @@ def run_job(job: Job, python: str | None = None) -> dict:
     spec = json.dumps({"fit": job.fit, "params": job.params})
     timeout = None if job.time_limit is None else job.time_limit + job.grace
     try:
-        proc = subprocess.run([python or sys.executable, "-m", "optimaltrees.bench.worker"],
-                              input=spec, capture_output=True, text=True, timeout=timeout,
-                              preexec_fn=_limit_memory(job.memory_mb) if os.name == "posix" else None)
-    except subprocess.TimeoutExpired:
-        record.update(status="killed", message=f"no answer within {timeout:g} s (time limit + grace)")
-        return record
+        # its own session, so that a kill also reaches anything the fit started (e.g. a SAT worker)
+        proc = subprocess.Popen([python or sys.executable, "-m", "optimaltrees.bench.worker"],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=os.name == "posix",
+                                preexec_fn=_limit_memory(job.memory_mb) if os.name == "posix" else None)
     except OSError as exc:   # e.g. the memory cap is too small to start Python at all
         record.update(status="crashed", message=f"could not start the fit: {exc}")
         return record
-    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    _LIVE.add(proc)
+    try:
+        stdout, stderr = proc.communicate(spec, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _kill(proc)
+        record.update(status="killed", message=f"no answer within {timeout:g} s (time limit + grace)")
+        return record
+    except BaseException:    # the suite itself is stopped: take the fit down with it
+        _kill(proc)
+        raise
+    finally:
+        _LIVE.discard(proc)
+    lines = [ln for ln in stdout.splitlines() if ln.startswith("{")]
     if not lines:
-        tail = proc.stderr.strip().splitlines()[-3:]
-        why = "out of memory" if "MemoryError" in proc.stderr else f"exit code {proc.returncode}"
+        tail = stderr.strip().splitlines()[-3:]
+        why = "out of memory" if "MemoryError" in stderr else f"exit code {proc.returncode}"
         record.update(status="crashed", message=f"{why}: " + " | ".join(tail))
         return record
     record.update(json.loads(lines[-1]))
@@ -88,6 +117,12 @@ def run_jobs(jobs: Iterable[Job], *, scheduler: str | None = None, workers: int 
             if on_record is not None:
                 on_record(rec)
         return [r for r in records if r is not None]
+    except BaseException:
+        # Ctrl-C or an error in on_record: the fits run in their own sessions
+        # (out of reach of the terminal's signal), so stop them here
+        for proc in list(_LIVE):
+            _kill(proc, reap=False)
+        raise
     finally:
         client.close()
         if cluster is not None:
