@@ -174,6 +174,7 @@ def test_fit_sat_and_diagram_on_categorical_data(tmp_path, categorical_csv, caps
     (["fit", "{data}", "--depth", "-1"], "max_depth"),
     (["fit", "{data}", "--method", "diagram", "--skeleton", "1,x"], "--skeleton must be"),
     (["predict", "nope.json", "{data}"], "no such model file"),
+    (["fit", "{data}", "--drop", "zz"], "--drop: no feature column named 'zz'"),
     (["show", "{data}"], "not a model file"),
 ])
 def test_cli_errors_are_one_line_with_exit_code_1(numeric_csv, capsys, argv, message):
@@ -181,6 +182,15 @@ def test_cli_errors_are_one_line_with_exit_code_1(numeric_csv, capsys, argv, mes
     assert main(argv) == 1
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_dropped_columns_are_not_features(tmp_path, numeric_csv, capsys):
+    model = str(tmp_path / "m.json")
+    assert main(["fit", numeric_csv, "--depth", "2", "--drop", "a", "--out", model]) == 0
+    assert "a " not in capsys.readouterr().out.split("training accuracy")[0].replace("|--- ", "")
+    assert list(load_model(model).feature_names_in_) == ["b", "c"]
+    assert main(["predict", model, numeric_csv]) == 0      # the file still has column a: it is ignored
+    assert len(capsys.readouterr().out.split()) == 60
 
 
 def test_predict_wrong_columns(tmp_path, numeric_csv, capsys):

@@ -44,6 +44,8 @@ def _fit_parser(sub) -> None:
     p.add_argument("data", metavar="DATA", help="CSV or whitespace-separated data file")
     _data_options(p, "label column: name or index (negative counts from the end); default: a column "
                      "named y/label/class/target, else the first column of a whitespace file, else the last")
+    p.add_argument("--drop", nargs="+", default=[], metavar="COLUMN",
+                   help="columns that are not features (an identifier, a name)")
     p.add_argument("--method", choices=METHODS, default="tree",
                    help="tree: optimal tree of bounded depth (ConTree search, default); sat: smallest "
                         "perfect tree by SAT; diagram: optimal decision diagram by MILP")
@@ -196,6 +198,13 @@ def _draw_trace(model, path: str) -> None:
 
 def cmd_fit(args) -> int:
     table = _read(args.data, args.label, args.header)
+    unknown = [c for c in args.drop if c not in table.X.columns]
+    if unknown:
+        raise CliError(f"--drop: no feature column named {', '.join(map(repr, unknown))}; the feature columns "
+                       f"are {', '.join(table.feature_names)}")
+    table.X = table.X.drop(columns=args.drop)
+    if table.X.shape[1] == 0:
+        raise CliError("--drop leaves no feature column")
     model = _estimator(args)
     X = _inputs(model, table)
     try:
