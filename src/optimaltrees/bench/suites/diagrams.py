@@ -126,10 +126,10 @@ def report(records: list[dict], args, out_dir: Path) -> str:
                 gaps.append("" if r is None or r.get("status") != "ok" else fmt(r.get("gap"), 3))
         table.append([name, seed, sk] + cells + gaps)
     lines += [markdown_table(head, table), ""]
-    picture = _draw_one(ok, out_dir)
+    picture = _draw_one(ok, out_dir, args)
     if picture:
         lines += ["## A learned diagram", "", f"![diagram]({picture.name})", "",
-                  f"`{picture.stem}`: the univariate diagram with the most merges among the runs "
+                  f"{best_caption(ok)}: the univariate diagram with the most merges among the runs "
                   "(boxes show the condition of the solid 'yes' arc, with the training rows through each node).", ""]
     if failed:
         lines += ["## Runs without a result", ""]
@@ -138,12 +138,21 @@ def report(records: list[dict], args, out_dir: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _draw_one(ok: list[dict], out_dir: Path):
-    """Draw the univariate diagram run with the most merges (ties: best test accuracy)."""
+def _best(ok: list[dict]):
     cands = [r for r in ok if r["method"] == "diagram-uni"]
-    if not cands:
+    return max(cands, key=lambda r: (r.get("merges", 0), r["test_acc"])) if cands else None
+
+
+def best_caption(ok: list[dict]) -> str:
+    best = _best(ok)
+    return f"{best['dataset']}, seed {best['seed']}, skeleton {best['skeleton']}"
+
+
+def _draw_one(ok: list[dict], out_dir: Path, args):
+    """Draw the univariate diagram run with the most merges (ties: best test accuracy)."""
+    best = _best(ok)
+    if best is None:
         return None
-    best = max(cands, key=lambda r: (r.get("merges", 0), r["test_acc"]))
     model_file = out_dir / "models" / f"{best['dataset']}-s{best['seed']}-{best['skeleton']}-{best['method']}.json"
     if not model_file.is_file():
         return None
@@ -156,6 +165,7 @@ def _draw_one(ok: list[dict], out_dir: Path):
     train = split_rows(y, best["seed"])[0]
     fig = plot_model(model, X[train],
                      title=f"{best['dataset']}, skeleton {best['skeleton']}: test accuracy {best['test_acc']:.3f}")
-    path = out_dir / f"diagrams-{best['dataset']}-{best['skeleton']}.png"
+    # one file, redrawn as better candidates arrive (the report is rewritten after every fit)
+    path = out_dir / f"{Path(getattr(args, 'out', None) or 'diagrams.md').stem}-example.png"
     save(fig, str(path))
     return path
