@@ -151,8 +151,8 @@ def _plot(records: list[dict], args, out_dir: Path) -> str | None:
     scale, the paper's DT-depth / DT-size times as marks beside them."""
     bars = []
     for name, config, solver in _rows(args):
-        ok = [r for r in records if (r.get("dataset"), r.get("config"), r.get("solver")) == (name, config, solver)
-              and r.get("status") == "ok"]
+        ok = [r for r in records if r.get("status") == "ok"
+              and (r.get("dataset"), r.get("config"), r.get("solver")) == (name, config, solver or "-")]
         if ok:
             paper = PAPER.get(name, {}).get("size_s" if "size" in config else "depth_s")
             bars.append((f"{name} {config}" + (f" ({solver})" if solver else ""),
