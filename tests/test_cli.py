@@ -52,6 +52,13 @@ def test_reader_detects_header_separator_and_label(tmp_path):
     assert list(t.y) == [2, 4]
 
 
+def test_reader_quotes_and_windows_line_ends(tmp_path):
+    path = tmp_path / "q.csv"
+    path.write_bytes(b'city,size,label\r\n"Paris, FR",2,yes\r\n"Oslo, NO",3,no\r\n')
+    t = read_table(path)
+    assert list(t.X["city"]) == ["Paris, FR", "Oslo, NO"] and list(t.y) == ["yes", "no"]
+
+
 def test_reader_categorical_columns_are_one_hot_for_numeric_methods(categorical_csv):
     t = read_table(categorical_csv)
     import pandas as pd

@@ -16,6 +16,7 @@ the bundled ones are read by the same rules:
 """
 from __future__ import annotations
 
+import csv
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,7 +63,9 @@ def _separator(line: str) -> str | None:
 
 
 def _split(line: str, sep: str | None) -> list[str]:
-    return [f.strip().strip('"').strip("'") for f in (line.split(sep) if sep else line.split())]
+    """Fields of one line; with a separator, CSV quoting rules apply ("a, b" is one field)."""
+    fields = next(csv.reader([line], delimiter=sep, skipinitialspace=True)) if sep else line.split()
+    return [f.strip() for f in fields]
 
 
 def _has_header(rows: list[list[str]]) -> bool:
