@@ -144,6 +144,10 @@ def test_fit_predict_show_tree(tmp_path, numeric_csv, capsys):
     truth = read_table(numeric_csv).y
     assert [int(v) for v in captured.out.split()] == list(truth)
     assert "accuracy: 1.0000 on 60 rows" in captured.err
+    assert main(["predict", model, numeric_csv, "--proba"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "0,1" and len(lines) == 61
+    assert all(abs(sum(map(float, ln.split(","))) - 1) < 1e-9 for ln in lines[1:])
     assert main(["show", model]) == 0
     assert "|--- " in capsys.readouterr().out
     assert main(["show", model, "--dot"]) == 0

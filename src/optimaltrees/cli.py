@@ -73,6 +73,8 @@ def _predict_parser(sub) -> None:
     p.add_argument("data", metavar="DATA", help="data file with the model's feature columns")
     _data_options(p, "label column of DATA, if it has one (default: the one the model was trained with, "
                      "when present)")
+    p.add_argument("--proba", action="store_true",
+                   help="print class probabilities instead (CSV with one column per class)")
     p.add_argument("--out", help="write the predictions here, one per line")
 
 
@@ -270,9 +272,14 @@ def cmd_predict(args) -> int:
             X = X.reindex(columns=list(expected), fill_value=0.0)
     try:
         pred = model.predict(X)
+        proba = model.predict_proba(X) if args.proba else None
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    text = "\n".join(str(p) for p in pred) + "\n"
+    if proba is not None:
+        rows = [",".join(map(str, model.classes_))] + [",".join(f"{v:.6g}" for v in row) for row in proba]
+        text = "\n".join(rows) + "\n"
+    else:
+        text = "\n".join(str(p) for p in pred) + "\n"
     if args.out:
         Path(args.out).write_text(text)
         print(f"{len(pred)} predictions written to {args.out}")
