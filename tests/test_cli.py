@@ -204,6 +204,16 @@ def test_dropped_columns_are_not_features(tmp_path, numeric_csv, capsys):
     assert len(capsys.readouterr().out.split()) == 60
 
 
+def test_predict_with_a_model_saved_from_python(tmp_path, capsys):
+    """No label column in a header-less file, and the model knows nothing of files."""
+    X, y, models = _fitted_models()
+    save_model(models[0], tmp_path / "m.json")
+    path = tmp_path / "x.txt"
+    path.write_text("\n".join(" ".join(f"{v:g}" for v in row) for row in X) + "\n")
+    assert main(["predict", str(tmp_path / "m.json"), str(path)]) == 0
+    assert capsys.readouterr().out.split() == list(models[0].predict(X))
+
+
 def test_predict_wrong_columns(tmp_path, numeric_csv, capsys):
     model = str(tmp_path / "m.json")
     main(["fit", numeric_csv, "--depth", "1", "--out", model])

@@ -240,20 +240,20 @@ def _load(path: str):
 
 
 def cmd_predict(args) -> int:
-    import pandas as pd
-
     model = _load(args.model)
     meta = getattr(model, "cli_input_", {})
     columns = meta.get("columns")
-    table = _read(args.data, args.label if args.label is not None else None, args.header)
+    table = _read(args.data, args.label, args.header)
     X = table.X
     truth = None
     trained_label = meta.get("label")
+    n_in = getattr(model, "n_features_in_", None)
     if args.label is not None or (trained_label is not None and table.label == trained_label):
         truth = table.y
-    elif columns is not None and len(X.columns) + 1 == len(columns):
+    elif (len(X.columns) + 1 == (len(columns) if columns is not None else n_in)):
         # the reader took a feature for the label: the file has no label column
-        X = pd.concat([pd.DataFrame({table.label: table.y}), X], axis=1)
+        table = _read(args.data, False, args.header)
+        X = table.X
     if columns is not None and set(columns) <= set(map(str, X.columns)):
         X = X[columns]
     elif columns is not None and len(X.columns) == len(columns):
@@ -266,10 +266,12 @@ def cmd_predict(args) -> int:
     if not isinstance(model, SATTreeClassifier):
         from optimaltrees.data.tables import Table
 
-        X = Table(X, table.y, table.label, table.path).numeric()
+        X = Table(X, None, None, table.path).numeric()
         expected = getattr(model, "feature_names_in_", None)
         if expected is not None:
             X = X.reindex(columns=list(expected), fill_value=0.0)
+        else:   # fitted on a plain matrix: pass one (no column-name checks to trip over)
+            X = X.to_numpy(dtype=float)
     try:
         pred = model.predict(X)
         proba = model.predict_proba(X) if args.proba else None

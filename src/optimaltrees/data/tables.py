@@ -29,8 +29,8 @@ _LABEL_NAMES = ("y", "label", "class", "target")
 @dataclass
 class Table:
     X: "object"                # pandas DataFrame of the features
-    y: np.ndarray              # labels (numbers when they all parse, else strings)
-    label: str                 # name of the label column
+    y: np.ndarray | None       # labels (numbers when they all parse, else strings); None: no label column
+    label: str | None          # name of the label column
     path: str
 
     @property
@@ -78,8 +78,9 @@ def _has_header(rows: list[list[str]]) -> bool:
     return True
 
 
-def read_table(path: str | Path, label: str | int | None = None, header: bool | None = None) -> Table:
-    """Read ``path`` into features and labels (see the module docstring)."""
+def read_table(path: str | Path, label: str | int | bool | None = None, header: bool | None = None) -> Table:
+    """Read ``path`` into features and labels (see the module docstring);
+    ``label=False``: the file has no label column."""
     import pandas as pd
 
     path = Path(path)
@@ -105,7 +106,7 @@ def read_table(path: str | Path, label: str | int | None = None, header: bool | 
             raise ValueError(f"{path}, line {n}: {len(r)} values, but the first line has {width}")
     if len(set(names)) != width:
         raise ValueError(f"{path}: the header repeats a column name")
-    j = _label_index(label, names, header, sep, path)
+    j = -1 if label is False else _label_index(label, names, header, sep, path)
     cols = {}
     for k, name in enumerate(names):
         values = [r[k] for r in rows]
@@ -124,6 +125,8 @@ def read_table(path: str | Path, label: str | int | None = None, header: bool | 
                              "numbers")
         else:
             cols[name] = np.array(values, dtype=object)
+    if j < 0:     # label=False: every column is a feature (data to predict)
+        return Table(pd.DataFrame(cols), None, None, str(path))
     y = cols.pop(names[j])
     if y.dtype != object and np.all(y == np.round(y)):
         y = y.astype(np.int64)
