@@ -201,13 +201,17 @@ def test_sat_suite_end_to_end(tmp_path):
                     + "\n".join(f"n{i},{r[0]},{r[1]},{r[2]},{t}" for i, (r, t) in enumerate(zip(rows, label))) + "\n")
     out = tmp_path / "out" / "sat.md"
     args = _suite_args("sat", ["--data-dir", str(path.parent), "--datasets", "zoo", "--configs", "sat-depth",
-                               "dp-depth", "dp-size", "--solvers", "cadical195", "--repeats", "1"], out)
+                               "sat-depth-plain", "dp-depth", "dp-size", "--solvers", "cadical195",
+                               "--repeats", "1"], out)
     text = run_suite("sat", args).read_text()
     records = _records(out)
-    assert len(records) == 3 and all(r["status"] == "ok" for r in records), records
-    assert len({r["depth"] for r in records}) == 1              # all find the same smallest depth
-    assert "| data | config | solver | depth | nodes | examples encoded | SAT calls | seconds | proven |" in text
-    assert "| zoo | dp-size | - |" in text and "| zoo | sat-depth | cadical195 |" in text
+    assert len(records) == 8 and all(r["status"] == "ok" for r in records), records
+    for tests in ("auto", "onehot"):                             # all find the same smallest depth
+        assert len({r["depth"] for r in records if r["tests"] == tests}) == 1
+    assert ("| data | tests | config | solver | depth | nodes | examples encoded | rounds (repaired) | seconds "
+            "| proven |") in text
+    assert "| zoo | auto | dp-size | - |" in text and "| zoo | onehot | sat-depth | cadical195 |" in text
+    assert "| zoo | onehot | sat-depth-plain | cadical195 |" in text
     assert "4 / 20 / 0.2" in text and "4 / 31 / 0.047" in text   # the paper's columns
     assert "![seconds per configuration](sat.png)" in text and (tmp_path / "out" / "sat.png").is_file()
 

@@ -61,11 +61,13 @@ def assert_fits(clf, X, y):
 @settings(max_examples=n_examples(150), **SETTINGS)
 @given(data=instances(max_n=10, max_features=3, max_classes=4), objective=st.sampled_from(["depth", "size"]),
        cardinality=st.sampled_from(["counter", "totalizer"]), per_round=st.sampled_from([1, 1, 3]),
-       depth_search=st.sampled_from(["sat", "sat", "dp"]))
-def test_min_depth_and_size_match_brute_force(data, objective, cardinality, per_round, depth_search):
+       depth_search=st.sampled_from(["sat", "sat", "dp"]),
+       repair=st.sampled_from(["auto", None, (1,), (2, 1)]))
+def test_min_depth_and_size_match_brute_force(data, objective, cardinality, per_round, depth_search, repair):
+    # "auto" frees 4 and 6 levels: a no-op at these depths, hence (1,) and (2, 1)
     X, y = data
     clf = SATTreeClassifier(objective, categorical="none", cardinality=cardinality,
-                            examples_per_round=per_round, depth_search=depth_search)
+                            examples_per_round=per_round, depth_search=depth_search, repair=repair)
     if has_conflicts(X, y):
         with pytest.raises(ConflictingExamplesError) as info:
             clf.fit(X, y)
@@ -162,6 +164,22 @@ def test_stats_are_reported(mouse):
     assert clf.stats_["variables"] > 0 and clf.stats_["clauses"] > 0
 
 
+@pytest.mark.parametrize("name", ["mouse", "monk1"])
+def test_neighbourhood_repair_keeps_the_optimum(name):
+    if not (CATEGORICAL / f"{name}.csv").exists():
+        pytest.skip("categorical data sets not available")
+    X, y = load_categorical(name)
+    plain = SATTreeClassifier("size", repair=None).fit(X, y)
+    assert plain.stats_["repaired"] == 0
+    assert plain.stats_["sat_calls"] == plain.stats_["rounds"]
+    for repair in [(2,), (1, 3)]:
+        clf = SATTreeClassifier("size", repair=repair).fit(X, y)
+        assert (clf.min_depth_, clf.n_nodes_) == (plain.min_depth_, plain.n_nodes_)
+        assert clf.is_optimal_
+        assert_fits(clf, X, y.to_numpy())
+        assert 0 < clf.stats_["repaired"] < clf.stats_["rounds"] <= clf.stats_["sat_calls"]
+
+
 def test_strings_and_mixed_columns_print_in_original_names():
     X = pd.DataFrame({"color": ["red", "blue", "green", "red", "blue", "green", "red", "blue"],
                       "size": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0],
@@ -239,6 +257,10 @@ def test_other_solvers_find_the_same_optimum(mouse, solver):
     (dict(examples_per_round=0), ValueError, "examples_per_round must be >= 1"),
     (dict(categorical="some"), ValueError, "categorical must be"),
     (dict(depth_search="bfs"), ValueError, "depth_search must be one of"),
+    (dict(repair="always"), ValueError, "repair must be 'auto', None or a sequence"),
+    (dict(repair=3), ValueError, "repair must be 'auto', None or a sequence"),
+    (dict(repair=(2, 0)), ValueError, "repair level must be >= 1"),
+    (dict(repair=(1.5,)), TypeError, "repair level must be an integer"),
 ])
 def test_bad_parameters(params, error, match):
     with pytest.raises(error, match=match):

@@ -232,23 +232,31 @@ def _sat_record(model, clock: _Clock) -> dict:
     return dict(seconds=clock.seconds, cpu_seconds=clock.cpu_seconds, depth=int(model.depth_),
                 nodes=int(model.n_nodes_), optimal=bool(model.is_optimal_), train_errors=int(model.train_error_),
                 examples=int(st.get("examples_encoded", 0)), sat_calls=int(st.get("sat_calls", 0)),
+                rounds=int(st.get("rounds", 0)), repaired=int(st.get("repaired", 0)),
                 variables=int(st.get("variables", 0)), clauses=int(st.get("clauses", 0)))
 
 
+#: how the sat suite turns columns into yes/no tests (SATTreeClassifier's ``categorical``)
+SAT_TESTS = {"onehot": "all", "auto": "auto"}
+
+
 def sat(*, data: str, drop=(), objective: str = "depth", solver: str = "cadical195",
-        depth_search: str = "sat") -> dict:
-    """SATTreeClassifier (Avellaneda's DT-depth / DT-size), every column categorical;
-    ``depth_search="dp"`` finds the smallest depth with the DP engine instead."""
+        depth_search: str = "sat", tests: str = "onehot", repair="auto") -> dict:
+    """SATTreeClassifier (Avellaneda's DT-depth / DT-size); ``tests``: "onehot"
+    (one test per value of every column) or "auto" (integer columns become
+    thresholds); ``depth_search="dp"`` finds the smallest depth with the DP
+    engine instead; ``repair=None`` is the paper's plain loop."""
     from optimaltrees import SATTreeClassifier
 
     X, y = _categorical(data, drop)
-    model = SATTreeClassifier(objective, categorical="all", solver=solver, depth_search=depth_search)
+    model = SATTreeClassifier(objective, categorical=SAT_TESTS[tests], solver=solver,
+                              depth_search=depth_search, repair=repair)
     with _Clock() as clock:
         model.fit(X, y)
     return _sat_record(model, clock)
 
 
-def dp_size(*, data: str, drop=()) -> dict:
+def dp_size(*, data: str, drop=(), tests: str = "onehot") -> dict:
     """DT-size by the DP engine alone, on the same Boolean tests as :func:`sat`:
     the smallest depth k with zero error, then at k a node cost below one
     error / 2^(k+1) makes the optimum the fewest nodes among zero-error trees."""
@@ -256,7 +264,7 @@ def dp_size(*, data: str, drop=()) -> dict:
 
     X, y = _categorical(data, drop)
     with _Clock() as clock:
-        depth_fit = SATTreeClassifier("depth", categorical="all", depth_search="dp").fit(X, y)
+        depth_fit = SATTreeClassifier("depth", categorical=SAT_TESTS[tests], depth_search="dp").fit(X, y)
         B = depth_fit.binarizer_.transform(X).astype(float)
         k = depth_fit.min_depth_
         model = OptimalTreeClassifier(max_depth=k, complexity_cost=1.0 / 2 ** (k + 1) / len(y)).fit(B, y)

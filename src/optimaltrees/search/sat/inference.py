@@ -11,6 +11,15 @@ depth k-1 UNSAT seed depth k (a safe warm start: any tree must fit them).
 a leaf counter bounds the labelled leaves by L through an assumption, and a
 binary search over L finds the fewest leaves; UNSAT for a bound is final
 because the formula only grows.
+
+Neighbourhood repair (not in the paper): a new counterexample usually breaks
+the last tree only near one leaf, so each round first asks the solver for a
+tree that keeps the last tree's tests on the top levels (as assumptions),
+freeing only the bottom ``free`` levels for each ``free`` in ``repair``;
+only when no such tree fits the encoded examples does it solve the whole
+formula.  The answer is unchanged - infeasibility is only ever concluded from
+a call without these assumptions - but most rounds become small local
+searches and fewer examples enter the formula.
 """
 from __future__ import annotations
 
@@ -30,9 +39,15 @@ class NoTreeWithinDepthError(ValueError):
     """No tree of depth <= the cap classifies every training example."""
 
 
+#: bottom levels a repair may change, tried in turn before a full call
+DEFAULT_REPAIR = (4, 6)
+
+
 @dataclass
 class SATStats:
-    sat_calls: int = 0
+    sat_calls: int = 0                     # solver calls, including repair attempts
+    rounds: int = 0                        # trees decoded and checked against all examples
+    repaired: int = 0                      # rounds answered by a repair call
     examples_encoded: int = 0
     variables: int = 0
     clauses: int = 0
@@ -60,14 +75,38 @@ class SATResult:
 Report = Callable[[SATResult], None]
 
 
+def _solve_round(enc: TreeEncoding, assumptions: list[int], last: np.ndarray | None,
+                 repair: tuple[int, ...], stats: SATStats) -> bool:
+    """One round's satisfiability: first near the last tree (its top levels
+    held by assumptions), then, if no such tree fits, the whole formula."""
+    if last is not None:
+        for free in repair:
+            fixed = enc.k - free
+            if fixed <= 0:
+                break
+            nodes = np.arange(1, 1 << fixed)
+            hold = enc.F[nodes, last[nodes]].tolist()
+            stats.sat_calls += 1
+            if enc.solve(assumptions + hold):
+                stats.repaired += 1
+                return True
+    stats.sat_calls += 1
+    return enc.solve(assumptions)
+
+
 def _fit_loop(enc: TreeEncoding, B: np.ndarray, y: np.ndarray, order_rank: np.ndarray,
-              per_round: int, stats: SATStats, assumptions=()) -> PerfectTree | None:
+              per_round: int, stats: SATStats, assumptions=(),
+              repair: tuple[int, ...] = DEFAULT_REPAIR,
+              start: np.ndarray | None = None) -> PerfectTree | None:
     """Algorithm 3: a tree of the encoding's depth that fits every example
-    (within the assumptions), or None when there is none."""
+    (within the assumptions), or None when there is none.  ``start``: node
+    features of a tree to repair first (e.g. the last bound's tree)."""
+    assumptions = [int(a) for a in assumptions]
+    last = start
     while True:
-        stats.sat_calls += 1
+        stats.rounds += 1
         t0 = time.perf_counter()
-        sat = enc.solve(assumptions)
+        sat = _solve_round(enc, assumptions, last, repair, stats)
         stats.solve_seconds += time.perf_counter() - t0
         if not sat:
             return None
@@ -76,6 +115,7 @@ def _fit_loop(enc: TreeEncoding, B: np.ndarray, y: np.ndarray, order_rank: np.nd
         wrong = np.flatnonzero(predicted != y)
         if wrong.size == 0:
             return PerfectTree(enc.k, node_feature, leaf_class)
+        last = node_feature
         # the first misclassified examples in the example order
         pick = wrong[np.argsort(order_rank[wrong], kind="stable")[:per_round]]
         enc.add_examples(pick)
@@ -83,6 +123,7 @@ def _fit_loop(enc: TreeEncoding, B: np.ndarray, y: np.ndarray, order_rank: np.nd
 
 def min_depth(problem: Problem, *, max_depth: int | None = None, solver: str = "cadical195",
               per_round: int = 1, order: np.ndarray | None = None,
+              repair: tuple[int, ...] = DEFAULT_REPAIR,
               report: Report | None = None) -> tuple[SATResult, TreeEncoding | None]:
     """DT-depth: the smallest depth of a tree that fits every example.
 
@@ -103,7 +144,7 @@ def min_depth(problem: Problem, *, max_depth: int | None = None, solver: str = "
         stats.depths_tried.append(k)
         enc = TreeEncoding(B, y, problem.n_classes, k, solver=solver)
         enc.add_examples(seed)
-        tree = _fit_loop(enc, B, y, order_rank, per_round, stats)
+        tree = _fit_loop(enc, B, y, order_rank, per_round, stats, repair=repair)
         stats.absorb(enc)
         if tree is not None:
             leaves = leaf_count(tree, B, y, problem.n_classes)
@@ -183,7 +224,8 @@ def _perfect_from_tree(tree, depth: int) -> PerfectTree:
 
 
 def min_size(problem: Problem, depth_result: SATResult, enc: TreeEncoding | None, *,
-             solver: str = "cadical195", cardinality: str = "counter", per_round: int = 1, order: np.ndarray | None = None,
+             solver: str = "cadical195", cardinality: str = "counter", per_round: int = 1,
+             order: np.ndarray | None = None, repair: tuple[int, ...] = DEFAULT_REPAIR,
              report: Report | None = None) -> SATResult:
     """DT-size: at the minimum depth, the tree with the fewest leaves (nodes = 2L-1)."""
     result = depth_result
@@ -195,7 +237,7 @@ def min_size(problem: Problem, depth_result: SATResult, enc: TreeEncoding | None
         enc = TreeEncoding(B, y, problem.n_classes, result.tree.depth, solver=solver)
         try:
             return min_size(problem, result, enc, solver=solver, cardinality=cardinality,
-                            per_round=per_round, order=order, report=report)
+                            per_round=per_round, order=order, repair=repair, report=report)
         finally:
             enc.delete()
     stats = result.stats
@@ -204,7 +246,8 @@ def min_size(problem: Problem, depth_result: SATResult, enc: TreeEncoding | None
     enc.add_leaf_counter(hi, cardinality)
     while lo < hi:
         L = (lo + hi) // 2
-        tree = _fit_loop(enc, B, y, order_rank, per_round, stats, enc.at_most_leaves(L))
+        tree = _fit_loop(enc, B, y, order_rank, per_round, stats, enc.at_most_leaves(L),
+                         repair=repair, start=result.tree.node_feature)
         stats.absorb(enc)
         if tree is None:
             lo = L + 1                     # final: the formula only grows
@@ -243,6 +286,7 @@ def _order_rank(n: int, order: np.ndarray | None) -> np.ndarray:
 def infer(problem: Problem, *, objective: str = "depth", max_depth: int | None = None,
           solver: str = "cadical195", cardinality: str = "counter", per_round: int = 1,
           order: np.ndarray | None = None, depth_search: str = "sat",
+          repair: tuple[int, ...] = DEFAULT_REPAIR,
           report: Report | None = None) -> SATResult:
     """DT-depth, then DT-size when ``objective == "size"`` (one solver
     throughout).  ``depth_search="dp"`` finds the depth with the DP engine."""
@@ -250,11 +294,11 @@ def infer(problem: Problem, *, objective: str = "depth", max_depth: int | None =
         result, enc = min_depth_dp(problem, max_depth=max_depth, report=report)
     else:
         result, enc = min_depth(problem, max_depth=max_depth, solver=solver, per_round=per_round,
-                                order=order, report=report)
+                                order=order, repair=repair, report=report)
     try:
         if objective == "size":
             result = min_size(problem, result, enc, solver=solver, cardinality=cardinality,
-                              per_round=per_round, order=order, report=report)
+                              per_round=per_round, order=order, repair=repair, report=report)
     finally:
         if enc is not None:
             enc.delete()
