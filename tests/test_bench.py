@@ -209,11 +209,26 @@ def test_sat_suite_end_to_end(tmp_path):
     for tests in ("auto", "onehot"):                             # all find the same smallest depth
         assert len({r["depth"] for r in records if r["tests"] == tests}) == 1
     assert ("| data | tests | config | solver | depth | nodes | examples encoded | rounds (repaired) | seconds "
-            "| proven |") in text
+            "(range) | proven |") in text
     assert "| zoo | auto | dp-size | - |" in text and "| zoo | onehot | sat-depth | cadical195 |" in text
     assert "| zoo | onehot | sat-depth-plain | cadical195 |" in text
     assert "4 / 20 / 0.2" in text and "4 / 31 / 0.047" in text   # the paper's columns
     assert "![seconds per configuration](sat.png)" in text and (tmp_path / "out" / "sat.png").is_file()
+
+
+def test_sat_suite_shuffles_one_order_per_repeat(tmp_path):
+    from optimaltrees.bench.suites import sat
+
+    path = tmp_path / "car.csv"
+    path.write_text("a,b\n0,0\n1,1\n")
+    args = _suite_args("sat", ["--data-dir", str(tmp_path), "--datasets", "car", "--configs", "sat-depth-shuffled",
+                               "sat-depth", "--tests", "auto", "--solvers", "glucose4", "--car-repeats", "3"],
+                       tmp_path / "sat.md")
+    jobs = sat.plan(args, tmp_path)
+    shuffled = [j.params.get("random_state") for j in jobs if j.key["config"] == "sat-depth-shuffled"]
+    assert shuffled == [0, 1, 2]
+    assert all("random_state" not in j.params and "shuffled" not in j.params
+               for j in jobs if j.key["config"] == "sat-depth")
 
 
 def test_binary_report_flags_contradicting_proofs_as_a_bug(tmp_path):

@@ -241,16 +241,18 @@ SAT_TESTS = {"onehot": "all", "auto": "auto"}
 
 
 def sat(*, data: str, drop=(), objective: str = "depth", solver: str = "cadical195",
-        depth_search: str = "sat", tests: str = "onehot", repair="auto") -> dict:
+        depth_search: str = "sat", tests: str = "onehot", repair="auto",
+        random_state: int | None = None) -> dict:
     """SATTreeClassifier (Avellaneda's DT-depth / DT-size); ``tests``: "onehot"
     (one test per value of every column) or "auto" (integer columns become
     thresholds); ``depth_search="dp"`` finds the smallest depth with the DP
-    engine instead; ``repair=None`` is the paper's plain loop."""
+    engine instead; ``repair=None`` is the paper's plain loop; ``random_state``
+    shuffles the order in which examples are tried."""
     from optimaltrees import SATTreeClassifier
 
     X, y = _categorical(data, drop)
     model = SATTreeClassifier(objective, categorical=SAT_TESTS[tests], solver=solver,
-                              depth_search=depth_search, repair=repair)
+                              depth_search=depth_search, repair=repair, random_state=random_state)
     with _Clock() as clock:
         model.fit(X, y)
     return _sat_record(model, clock)

@@ -4,8 +4,10 @@
 counterexample loop of Algorithm 3: solve with the examples encoded so far,
 check the decoded tree on *all* examples, add a misclassified one, repeat
 until the tree fits (k is feasible) or the formula is UNSAT (no tree of depth
-k fits even the encoded subset, hence none fits all).  The examples that made
-depth k-1 UNSAT seed depth k (a safe warm start: any tree must fit them).
+k fits even the encoded subset, hence none fits all).  Each depth starts
+from no example, as in the paper's code: seeding depth k with the examples
+that made depth k-1 infeasible is sound but made the first call at k a hard
+search from scratch (on car: minutes instead of seconds).
 
 :func:`min_size` (DT-size) continues on the same solver at the minimum depth:
 a leaf counter bounds the labelled leaves by L through an assumption, and a
@@ -138,12 +140,11 @@ def min_depth(problem: Problem, *, max_depth: int | None = None, solver: str = "
         tree = PerfectTree(0, np.full(1, -1), np.array([int(present[0]) if present.size else 0]))
         return SATResult(tree, 0, 1, 1, True, True, stats), None
     k, cap = _depth_range(problem, present.size, max_depth)
-    seed: list[int] = []
+    core: list[int] = []                  # the examples that proved the last depth infeasible
     lower = k
     while k <= cap:
         stats.depths_tried.append(k)
         enc = TreeEncoding(B, y, problem.n_classes, k, solver=solver)
-        enc.add_examples(seed)
         tree = _fit_loop(enc, B, y, order_rank, per_round, stats, repair=repair)
         stats.absorb(enc)
         if tree is not None:
@@ -152,7 +153,7 @@ def min_depth(problem: Problem, *, max_depth: int | None = None, solver: str = "
             if report:
                 report(result)
             return result, enc
-        seed = list(enc.encoded)
+        core = list(enc.encoded)
         enc.delete()
         lower = k + 1
         if report:
@@ -161,7 +162,7 @@ def min_depth(problem: Problem, *, max_depth: int | None = None, solver: str = "
     if max_depth is not None and lower > max_depth:
         raise NoTreeWithinDepthError(
             f"no tree of depth <= max_depth={max_depth} classifies every training example "
-            f"correctly (depth {max_depth} was proven infeasible on {len(seed)} of the "
+            f"correctly (depth {max_depth} was proven infeasible on {len(core)} of the "
             f"{problem.n_rows} distinct examples); raise max_depth, or use objective='errors' for "
             "the depth-limited tree with the fewest misclassifications")
     raise NoTreeWithinDepthError("no consistent tree exists (conflicting examples)")
