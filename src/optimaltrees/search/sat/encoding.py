@@ -22,6 +22,10 @@ from pysat.card import CardEnc, EncType, ITotalizer
 from pysat.formula import IDPool
 from pysat.solvers import Solver, SolverNames
 
+#: CaDiCaL options for this use: its "lucky" phase tries constant assignments
+#: over the whole formula at the start of *every* call; with ~1000 incremental
+#: calls on 2M clauses that dominated car's DT-depth (141 s -> 27 s without it)
+CADICAL_OPTIONS = {"lucky": 0}
 #: pairwise at-most-one up to this many features, a sequential counter beyond
 PAIRWISE_AMO_MAX = 32
 CARDINALITIES = ("counter", "totalizer")
@@ -34,6 +38,14 @@ def available_solvers() -> list[str]:
 def check_solver_name(name) -> None:
     if not isinstance(name, str) or name not in available_solvers():
         raise ValueError(f"unknown SAT solver {name!r}; python-sat offers {available_solvers()}")
+
+
+def _new_solver(name: str) -> Solver:
+    solver = Solver(name=name)
+    configure = getattr(solver.solver, "configure", None)
+    if configure is not None and name.startswith("cadical"):
+        configure(CADICAL_OPTIONS)
+    return solver
 
 
 def _path_signs(depth: int) -> np.ndarray:
@@ -67,7 +79,7 @@ class TreeEncoding:
         self.m = self.B.shape[1]
         self.c = n_classes
         self.pool = IDPool()
-        self.solver = Solver(name=solver) if solver is not None else None
+        self.solver = _new_solver(solver) if solver is not None else None
         self.clauses: list[list[int]] = []
         self.n_clauses = 0
         self.encoded: list[int] = []
