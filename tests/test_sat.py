@@ -172,7 +172,7 @@ def test_neighbourhood_repair_keeps_the_optimum(name):
     plain = SATTreeClassifier("size", repair=None).fit(X, y)
     assert plain.stats_["repaired"] == 0
     assert plain.stats_["sat_calls"] == plain.stats_["rounds"]
-    for repair in [(2,), (1, 3)]:
+    for repair in [(2,), (1, 3), (9, 2)]:           # (9, 2): a level past the depth is skipped
         clf = SATTreeClassifier("size", repair=repair).fit(X, y)
         assert (clf.min_depth_, clf.n_nodes_) == (plain.min_depth_, plain.n_nodes_)
         assert clf.is_optimal_

@@ -84,8 +84,8 @@ def _solve_round(enc: TreeEncoding, assumptions: list[int], last: np.ndarray | N
     if last is not None:
         for free in repair:
             fixed = enc.k - free
-            if fixed <= 0:
-                break
+            if fixed <= 0:           # frees the whole tree: the full call below
+                continue
             nodes = np.arange(1, 1 << fixed)
             hold = enc.F[nodes, last[nodes]].tolist()
             stats.sat_calls += 1
