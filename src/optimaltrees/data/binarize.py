@@ -22,6 +22,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from optimaltrees.data.validation import is_missing
+
 
 @dataclass(frozen=True)
 class BooleanTest:
@@ -40,7 +42,9 @@ class BooleanTest:
         return f"{name} != {self.value}", f"{name} == {self.value}"
 
 
-def _fmt(value: float, decimals: int) -> str:
+def _fmt(value, decimals: int) -> str:
+    if isinstance(value, (int, np.integer)):          # exact integer thresholds (beyond 2^53)
+        return str(int(value))
     text = f"{value:.{decimals}f}".rstrip("0").rstrip(".")
     return text if text not in ("", "-0") else "0"
 
@@ -65,6 +69,10 @@ def _as_columns(X) -> tuple[list[np.ndarray], list[str] | None, list[bool]]:
     pandas_categorical: list[bool]
     if hasattr(X, "columns") and hasattr(X, "iloc"):          # a pandas DataFrame
         names = [str(c) for c in X.columns]
+        missing = [names[i] for i in range(X.shape[1]) if X.iloc[:, i].isna().any()]
+        if missing:
+            raise ValueError(f"Input X contains missing values (NaN/None/NA) in column(s) {missing}; "
+                             "missing values are not supported.")
         cols = []
         pandas_categorical = []
         for i in range(X.shape[1]):
@@ -97,9 +105,50 @@ def _check_missing(col: np.ndarray, name: str) -> None:
             raise ValueError(f"Input X contains infinity in column {name!r}.")
     elif col.dtype.kind == "O":
         for v in col:
-            if v is None or (isinstance(v, float) and np.isnan(v)):
-                raise ValueError(f"Input X contains a missing value (None/NaN) in column {name!r}; "
+            if is_missing(v):
+                raise ValueError(f"Input X contains a missing value (None/NaN/NA) in column {name!r}; "
                                  "missing values are not supported.")
+            if isinstance(v, float) and not np.isfinite(v):
+                raise ValueError(f"Input X contains infinity in column {name!r}.")
+
+
+#: integers up to this magnitude are exact in float64 (midpoint thresholds stay exact)
+EXACT_FLOAT_INT = 2 ** 53
+
+
+def _numeric_values(col: np.ndarray, name: str) -> np.ndarray:
+    """The column as int64/uint64 (kept exact: float64 would merge integers
+    above 2^53) or float64.  Raises if a conversion would merge values."""
+    if col.dtype.kind in "iuf":
+        return col
+    if col.dtype.kind == "b":
+        return col.astype(np.uint8)
+    try:
+        values = np.asarray(col.tolist())
+    except (TypeError, ValueError):
+        values = None
+    if values is not None and values.ndim == 1 and values.dtype.kind in "iuf":
+        return values
+    as_float = col.astype(np.float64)                # e.g. Decimal, mixed int/float, huge ints
+    if len(np.unique(as_float)) != len(set(col.tolist())):
+        raise ValueError(f"column {name!r} has distinct numeric values that are equal as float64 "
+                         "(e.g. integers above 2^53 mixed with other types); pass it as an int64 "
+                         "column or as categorical")
+    return as_float
+
+
+def _thresholds(values: np.ndarray):
+    """Thresholds between neighbouring distinct sorted ``values``: midpoints,
+    or for integers beyond 2^53 the lower neighbour itself (``x > a`` is then
+    exact for integers, where a float midpoint would round onto a value)."""
+    if values.dtype.kind in "iu" and values.size and (
+            values[0] < -EXACT_FLOAT_INT or values[-1] > EXACT_FLOAT_INT):
+        return [int(v) for v in values[:-1]]
+    values = values.astype(np.float64)
+    mids = (values[:-1] + values[1:]) / 2.0
+    # a midpoint that rounds onto a value would misroute it
+    mids = np.where((mids > values[:-1]) & (mids < values[1:]), mids, values[:-1])
+    return [float(t) for t in mids]
 
 
 class Binarizer:
@@ -132,11 +181,8 @@ class Binarizer:
             kind = _column_kind(col, i in chosen)
             self.column_kinds_.append(kind)
             if kind == "numeric":
-                values = np.unique(col.astype(np.float64))
-                mids = (values[:-1] + values[1:]) / 2.0
-                # a midpoint that rounds onto a value would misroute it
-                mids = np.where((mids > values[:-1]) & (mids < values[1:]), mids, values[:-1])
-                tests += [BooleanTest(i, "threshold", float(t), name) for t in mids]
+                values = np.unique(_numeric_values(col, name))
+                tests += [BooleanTest(i, "threshold", t, name) for t in _thresholds(values)]
             else:
                 values = _unique_objects(col)
                 if len(values) == 2:
@@ -185,23 +231,46 @@ class Binarizer:
         n = len(cols[0])
         if n == 0:
             raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
-        out = np.zeros((n, self.n_tests_), dtype=np.uint8)
-        numeric = {}
-        for j, t in enumerate(self.tests_):
-            col = cols[t.column]
-            if t.kind == "threshold":
-                if t.column not in numeric:
-                    _check_missing(col, t.name)
-                    try:
-                        numeric[t.column] = col.astype(np.float64)
-                    except (TypeError, ValueError):
-                        raise ValueError(f"column {t.name!r} was numeric in fit but holds "
-                                         "non-numeric values now") from None
-                out[:, j] = numeric[t.column] > t.value
+        blocks, order = [], []
+        for column, kind, index, values in self._column_tests():
+            col = cols[column]
+            name = self.tests_[index[0]].name
+            _check_missing(col, name)
+            if kind == "threshold":
+                try:
+                    x = _numeric_values(col, name)
+                except (TypeError, ValueError):
+                    raise ValueError(f"column {name!r} was numeric in fit but holds "
+                                     "non-numeric values now") from None
+                if values.dtype == object:            # exact integer thresholds
+                    x, values = _exact_pair(x, values)
+                block = x[:, None] > values[None, :]   # one column's tests at once
             else:
-                _check_missing(col, t.name)
-                out[:, j] = _equals(col, t.value)
+                block = np.stack([_equals(col, v) for v in values], axis=1)
+            blocks.append(block.view(np.uint8))
+            order.append(index)
+        if not blocks:
+            return np.zeros((n, 0), dtype=np.uint8)
+        out = np.concatenate(blocks, axis=1)        # row-wise copies: fast on wide outputs
+        index = np.concatenate(order)
+        if not np.array_equal(index, np.arange(self.n_tests_)):
+            out[:, index] = out.copy()
         return out
+
+    def _column_tests(self):
+        """(column, kind, test indices, test values) per column and kind, so
+        that transform compares a whole column against all its thresholds."""
+        groups: dict[tuple[int, str], list[int]] = {}
+        for j, t in enumerate(self.tests_):
+            groups.setdefault((t.column, t.kind), []).append(j)
+        for (column, kind), index in groups.items():
+            raw = [self.tests_[j].value for j in index]
+            if kind == "threshold":
+                exact = any(isinstance(v, int) for v in raw)
+                values = np.array(raw, dtype=object if exact else np.float64)
+            else:
+                values = raw
+            yield column, kind, np.array(index), values
 
     def fit_transform(self, X) -> np.ndarray:
         return self.fit(X).transform(X)
@@ -210,6 +279,17 @@ class Binarizer:
         """(left, right) text of every test; ``column_names`` renames the columns."""
         return [t.labels(decimals, None if column_names is None else str(column_names[t.column]))
                 for t in self.tests_]
+
+
+def _exact_pair(x: np.ndarray, thresholds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``x`` and integer ``thresholds`` in one dtype that compares them
+    exactly: x's own integer dtype when they fit, else Python objects."""
+    if x.dtype.kind in "iu":
+        try:
+            return x, np.array(thresholds.tolist(), dtype=x.dtype)
+        except OverflowError:
+            pass
+    return x.astype(object), thresholds              # Python compares int and float exactly
 
 
 def _unique_objects(col: np.ndarray) -> list:

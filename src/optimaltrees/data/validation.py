@@ -35,9 +35,47 @@ def _fast_matrix(X: np.ndarray, estimator_name: str) -> np.ndarray:
     return X
 
 
+def is_missing(v) -> bool:
+    """None, NaN, pandas NA or NaT (whose truth value is an error, so tested first)."""
+    if v is None:
+        return True
+    if type(v).__name__ in ("NAType", "NaTType"):
+        return True
+    try:
+        return bool(v != v)
+    except (TypeError, ValueError):
+        return False
+
+
+def check_raw_labels(y) -> None:
+    """Refuse labels that numpy's conversion would silently change: missing
+    ones (None, NaN, pandas NA) and strings mixed with numbers (``[1, '1']``
+    becomes two equal strings, one class).  Only object-typed input (lists,
+    object arrays and Series) can hold these; numeric arrays pass at once."""
+    dtype = getattr(y, "dtype", None)
+    if dtype is not None and getattr(dtype, "kind", "O") in "biufUSM":
+        return
+    try:
+        values = np.asarray(y, dtype=object).reshape(-1)
+    except (TypeError, ValueError):
+        return      # ragged or exotic: scikit-learn's checks give the message
+    missing = [i for i, v in enumerate(values) if is_missing(v)]
+    if missing:
+        raise ValueError(f"y has {len(missing)} missing label(s) (None, NaN or NA), at row(s) "
+                         f"{missing[:10]}{' ...' if len(missing) > 10 else ''}: drop those rows "
+                         "or give them a class")
+    text = [v for v in values if isinstance(v, (str, bytes))]
+    if text and len(text) < len(values):
+        number = next(v for v in values if not isinstance(v, (str, bytes)))
+        raise ValueError(f"y mixes text and non-text labels (e.g. {text[0]!r} and {number!r}); "
+                         "numpy would turn them all into text, so that 1 and '1' become one class: "
+                         "give every label the same type")
+
+
 def check_fit_data(estimator, X, y) -> tuple[np.ndarray, np.ndarray]:
     """Validated (X as float64 (n, p), y as 1-D) for ``fit``; sets ``n_features_in_``."""
     name = type(estimator).__name__
+    check_raw_labels(y)
     if _plain_numeric(X) and type(y) is np.ndarray and y.ndim == 1:
         X = _fast_matrix(X, name)
         if y.shape[0] != X.shape[0]:

@@ -2,23 +2,26 @@
 from __future__ import annotations
 
 import time
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
 from optimaltrees.data.binarize import Binarizer
-from optimaltrees.data.validation import check_class_labels
+from optimaltrees.data.validation import check_class_labels, check_raw_labels, is_missing
 from optimaltrees.estimators._base import FittedTreeMixin, check_integer, check_number
 from optimaltrees.search.sat import CARDINALITIES, infer, min_errors, prepare
 from optimaltrees.search.sat.encoding import check_solver_name
 from optimaltrees.search.sat.inference import DEFAULT_REPAIR
 from optimaltrees.search.sat.decode import to_tree
-from optimaltrees.search.sat.worker import run_limited
+from optimaltrees.search.sat.worker import SearchInterrupted, run_limited
 
 OBJECTIVES = ("depth", "size", "errors")
 DEPTH_SEARCHES = ("sat", "dp")
 #: a perfect tree of this depth already has 2^20 leaves in the formula
 MAX_SAT_DEPTH = 20
+#: cap on rows x Boolean tests (bytes of the 0/1 matrix the encodings read)
+MAX_TEST_CELLS = 1_000_000_000
 
 
 def _errors_search(problem, depth, solver, report=None):
@@ -46,10 +49,16 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         Cap on the depth (required for ``"errors"``).  When no tree of depth
         <= cap fits the data, ``fit`` raises a ValueError saying so.
     time_limit : float or None, default=None
-        Seconds.  The search then runs in a worker process (CaDiCaL cannot be
-        interrupted mid-call); at the limit the best tree found so far is kept
-        (``is_optimal_`` False), or, when none was found, ``fit`` raises
-        TimeoutError.
+        Seconds for the whole ``fit``, counted from its start: binarising and
+        reducing the data, then the search, which runs in a worker process
+        (CaDiCaL cannot be interrupted mid-call) for the time left; at the
+        limit the best tree found so far is kept (``is_optimal_`` False), or,
+        when none was found, ``fit`` raises TimeoutError.  The overrun is the
+        time to stop the worker and build the tree (about 0.05 s), or, for a
+        limit shorter than the preparation, the preparation itself (about
+        0.6 s for 3,000 rows x 30,000 tests), after which no search starts.
+        Formulas beyond a size cap (``search.sat.encoding.MAX_*_CLAUSES``) are
+        refused with a ValueError instead of exhausting memory.
     solver : str, default="cadical195"
         A python-sat solver name (``optimaltrees.search.sat.available_solvers()``).
         ``"errors"`` uses it inside RC2.
@@ -87,6 +96,8 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
     train_error_ : int         training misclassifications (0 unless "errors")
     is_optimal_ : bool         the objective is proven optimal
     timed_out_ : bool
+    interrupted_ : bool        Ctrl-C stopped the search (the best tree so far is kept,
+        with a RuntimeWarning; with no tree yet, KeyboardInterrupt propagates)
     fit_time_ : float          seconds in ``fit``
     stats_ : dict              depth, nodes, perfect_nodes, examples_encoded,
         distinct_examples, boolean_features, sat_calls, rounds (trees checked),
@@ -153,7 +164,13 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         start = time.perf_counter()
         self._check_params()
         y = _check_y(y)
+        deadline = None if self.time_limit is None else start + float(self.time_limit)
         binarizer = Binarizer(self.categorical).fit(X)
+        n_rows = y.shape[0]
+        if n_rows * binarizer.n_tests_ > MAX_TEST_CELLS:
+            raise ValueError(f"{binarizer.n_tests_:,} Boolean tests x {n_rows:,} rows is too large "
+                             f"for the SAT encodings (cap {MAX_TEST_CELLS:,} cells); round or bin "
+                             "the numeric columns, or use OptimalTreeClassifier")
         B = binarizer.transform(X)
         if B.shape[0] != y.shape[0]:
             raise ValueError("Found input variables with inconsistent numbers of samples: "
@@ -186,7 +203,14 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
                                      per_round=int(self.examples_per_round), order=order,
                                      depth_search=self.depth_search,
                                      repair=self._repair_levels())
-        value, timed_out, last = run_limited(fn, kwargs, self.time_limit)
+        remaining = None if deadline is None else max(0.0, deadline - time.perf_counter())
+        interrupted = False
+        try:
+            value, timed_out, last = run_limited(fn, kwargs, remaining)
+        except SearchInterrupted as stop:
+            if errors_mode or stop.last is None or stop.last.tree is None:
+                raise KeyboardInterrupt("SAT search interrupted before any tree was found") from None
+            value, timed_out, last, interrupted = None, False, stop.last, True
         cost = None
         if errors_mode:
             if value is None:
@@ -208,6 +232,10 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             raise RuntimeError(f"internal error: the SAT tree makes {self.train_error_} training "
                                f"errors, the solver promised {expected}")
         self.timed_out_ = timed_out
+        self.interrupted_ = interrupted
+        if interrupted:
+            warnings.warn("search interrupted (Ctrl-C): returning the best tree found so far, "
+                          "not proven optimal", RuntimeWarning, stacklevel=2)
         self.depth_ = self.tree_.max_depth
         self.n_nodes_ = self.tree_.node_count
         if errors_mode:
@@ -216,7 +244,7 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         else:
             self.min_depth_ = result.tree.depth if result.depth_optimal else None
             self.is_optimal_ = bool(result.size_optimal if self.objective == "size"
-                                    else result.depth_optimal)
+                                    else result.depth_optimal) and not interrupted
         stats = result.stats
         self.fit_time_ = time.perf_counter() - start
         self.stats_ = {
@@ -242,6 +270,9 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
 def _check_y(y) -> np.ndarray:
     if y is None:
         raise ValueError("SATTreeClassifier requires y to be passed, but the target y is None")
+    check_raw_labels(y)
+    if hasattr(y, "isna") and bool(np.asarray(y.isna()).any()):
+        raise ValueError("Input y contains missing values (NaN/None/NA).")
     y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
     if y.ndim == 2 and y.shape[1] == 1:
         y = y.ravel()
@@ -251,6 +282,6 @@ def _check_y(y) -> np.ndarray:
         raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
     if y.dtype.kind == "f" and not np.isfinite(y).all():
         raise ValueError("Input y contains NaN or infinity.")
-    if y.dtype.kind == "O" and any(v is None or (isinstance(v, float) and v != v) for v in y):
-        raise ValueError("Input y contains missing values (None/NaN).")
+    if y.dtype.kind == "O" and any(is_missing(v) for v in y):
+        raise ValueError("Input y contains missing values (NaN/None/NA).")
     return y

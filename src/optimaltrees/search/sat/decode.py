@@ -25,9 +25,12 @@ class PerfectTree:
     leaf_class: np.ndarray
 
 
-def _simplify(pt: PerfectTree, B: np.ndarray, counts_of, majority: bool = False) -> object:
-    """Nested tuples: ("leaf", cls) or ("split", f, left, right), None if empty.
-    Leaves take the model's class, or with ``majority`` their training majority."""
+def _simplify(pt: PerfectTree, B: np.ndarray, counts_of, majority: bool = False,
+              columns: np.ndarray | None = None) -> object:
+    """Nested tuples: ("leaf", cls, rows) or ("split", f, left, right, rows),
+    None if empty; ``rows`` are the rows of B reaching the node.  Leaves take
+    the model's class, or with ``majority`` their training majority.
+    ``columns``: node features index these columns of B (no column copy of B)."""
     N = 1 << pt.depth
 
     def build(q: int, rows: np.ndarray):
@@ -37,9 +40,9 @@ def _simplify(pt: PerfectTree, B: np.ndarray, counts_of, majority: bool = False)
             cls = int(pt.leaf_class[q - N])
             if cls < 0 or majority:                      # a leaf the model left unlabelled
                 cls = int(np.argmax(counts_of(rows)))
-            return ("leaf", cls)
+            return ("leaf", cls, rows)
         f = int(pt.node_feature[q])
-        go_right = B[rows, f] == 1
+        go_right = B[rows, f if columns is None else int(columns[f])] == 1
         left = build(2 * q, rows[~go_right])
         right = build(2 * q + 1, rows[go_right])
         if left is None:
@@ -47,8 +50,8 @@ def _simplify(pt: PerfectTree, B: np.ndarray, counts_of, majority: bool = False)
         if right is None:
             return left
         if left[0] == "leaf" and right[0] == "leaf" and left[1] == right[1]:
-            return left
-        return ("split", f, left, right)
+            return ("leaf", left[1], rows)
+        return ("split", f, left, right, rows)
 
     return build(1, np.arange(B.shape[0]))
 
@@ -68,22 +71,28 @@ def leaf_count(pt: PerfectTree, B: np.ndarray, y: np.ndarray, n_classes: int) ->
 def to_tree(pt: PerfectTree, columns: np.ndarray, B_full: np.ndarray, y_full: np.ndarray,
             n_classes: int, n_tests: int, majority: bool = False) -> Tree:
     """The simplified tree over the original Boolean tests (threshold 0.5:
-    left = test false), with class counts of the full training data."""
-    Bk = B_full[:, columns] if columns.size else np.zeros((B_full.shape[0], 0), dtype=np.uint8)
+    left = test false), with class counts of the full training data.  Reads
+    only the tested columns of ``B_full`` (it may be rows x 30,000 tests)."""
+    def counts_of(rows):
+        return np.bincount(y_full[rows], minlength=n_classes)
+
+    everyone = np.arange(B_full.shape[0])
     if pt.depth == 0:
-        root = ("leaf", int(pt.leaf_class[0]))
+        root = ("leaf", int(pt.leaf_class[0]), everyone)
     else:
-        root = _simplify(pt, Bk, lambda rows: np.bincount(y_full[rows], minlength=n_classes),
-                         majority)
+        root = _simplify(pt, B_full, counts_of, majority, columns=columns)
         if root is None:
-            root = ("leaf", int(pt.leaf_class[0]) if pt.leaf_class[0] >= 0 else 0)
-    feature, left, right = [], [], []
+            root = ("leaf", int(pt.leaf_class[0]) if pt.leaf_class[0] >= 0 else 0, everyone)
+    feature, left, right, value = [], [], [], []
 
     def emit(node) -> int:
         i = len(feature)
         feature.append(-1)
         left.append(-1)
         right.append(-1)
+        # a leaf predicts its training majority: on a consistent tree that is the
+        # model's class (every leaf is pure); under MaxSAT it is the optimal label
+        value.append(counts_of(node[-1]))
         if node[0] == "leaf":
             return i
         feature[i] = int(columns[node[1]])
@@ -92,11 +101,8 @@ def to_tree(pt: PerfectTree, columns: np.ndarray, B_full: np.ndarray, y_full: np
         return i
 
     emit(root)
-    n_nodes = len(feature)
-    tree = Tree(feature=np.array(feature), threshold=np.where(np.array(feature) >= 0, 0.5, -2.0),
+    feature_arr = np.array(feature)
+    return Tree(feature=feature_arr, threshold=np.where(feature_arr >= 0, 0.5, -2.0),
                 children_left=np.array(left), children_right=np.array(right),
-                value=np.zeros((n_nodes, n_classes)), n_features=n_tests)
-    # a leaf predicts its training majority: on a consistent tree that is the
-    # model's class (every leaf is pure); under MaxSAT it is the optimal label
-    tree.value = tree.decision_path_counts(B_full.astype(np.float64), y_full, n_classes)
-    return tree
+                value=np.array(value, dtype=np.float64).reshape(len(feature), n_classes),
+                n_features=n_tests)

@@ -29,6 +29,35 @@ CADICAL_OPTIONS = {"lucky": 0}
 #: pairwise at-most-one up to this many features, a sequential counter beyond
 PAIRWISE_AMO_MAX = 32
 CARDINALITIES = ("counter", "totalizer")
+#: pairwise symmetry breaking (m^2/2 clauses a node) up to this many features,
+#: an equivalent chain of 3m clauses beyond (30,000 tests: 450M clauses -> 90k)
+PAIRWISE_SYMMETRY_MAX = 64
+#: formula size caps, in clauses: beyond them the formula would not fit in
+#: memory (about 230 bytes a clause as Python lists for MaxSAT, and tens of
+#: bytes inside a SAT solver) or take minutes only to build (~1M clauses/s)
+MAX_LISTED_CLAUSES = 10_000_000
+MAX_SOLVER_CLAUSES = 50_000_000
+
+
+class FormulaTooLargeError(ValueError):
+    """The SAT/MaxSAT formula would exceed its size cap: refused, not built."""
+
+
+def too_large_message(clauses: int, cap: int, depth: int, m: int, rows: int) -> str:
+    return (f"the SAT formula would have about {clauses:,} clauses at depth {depth} "
+            f"({m:,} Boolean tests x {rows:,} distinct examples), over the cap of {cap:,}; "
+            "reduce the number of distinct values (e.g. round or bin numeric columns), the "
+            "rows or max_depth, or use OptimalTreeClassifier, which handles thresholds natively")
+
+
+def estimate_clauses(m: int, depth: int, n_classes: int, rows: int, groups: int | None = None) -> int:
+    """Clauses of the depth-``depth`` formula with ``rows`` examples (and
+    ``groups`` class blocks, default one a row), without building it."""
+    N = 1 << depth
+    node = (N - 1) * (m * (m - 1) // 2 + 1 if m <= PAIRWISE_AMO_MAX else 3 * m)
+    sym = max(N // 2 - 1, 0) * (m * (m - 1) // 2 if m <= PAIRWISE_SYMMETRY_MAX else 3 * m)
+    per_row = (N - 1) * m
+    return node + sym + rows * per_row + (rows if groups is None else groups) * N * n_classes
 
 
 def available_solvers() -> list[str]:
@@ -72,7 +101,7 @@ class TreeEncoding:
                  solver: str | None = "cadical195") -> None:
         if depth < 1:
             raise ValueError("the SAT encoding needs depth >= 1")
-        self.B = np.ascontiguousarray(B, dtype=np.int64)
+        self.B = np.ascontiguousarray(B, dtype=np.uint8)     # rows cast to int64 when encoded
         self.y = np.asarray(y, dtype=np.int64)
         self.k = depth
         self.N = 1 << depth
@@ -82,6 +111,7 @@ class TreeEncoding:
         self.solver = _new_solver(solver) if solver is not None else None
         self.clauses: list[list[int]] = []
         self.n_clauses = 0
+        self.max_clauses = MAX_SOLVER_CLAUSES if solver is not None else MAX_LISTED_CLAUSES
         self.encoded: list[int] = []
         self._encoded_set: set[int] = set()
         # F[q, f] for q in 1..N-1 (row 0 unused), C[v, a]
@@ -99,6 +129,9 @@ class TreeEncoding:
 
     # -- clause plumbing -----------------------------------------------------
     def _add(self, clauses) -> None:
+        if self.n_clauses + len(clauses) > self.max_clauses:
+            raise FormulaTooLargeError(too_large_message(
+                self.n_clauses + len(clauses), self.max_clauses, self.k, self.m, len(self.encoded)))
         if isinstance(clauses, np.ndarray):
             clauses = clauses.tolist()
         if self.solver is None:
@@ -128,13 +161,28 @@ class TreeEncoding:
         and g below q gives the same tree with its grandchildren permuted and
         lowers the features in breadth-first order, so a least tree remains.
         (Forbidding a feature twice on a path, also sound for DT-depth, made
-        car's UNSAT proofs slower and is not used.)"""
-        clauses = []
-        f_idx, g_idx = np.triu_indices(self.m, 1)            # f < g: forbid F[q, g] with children f
+        car's UNSAT proofs slower and is not used.)
+
+        Many features: the same constraint through S[q, f] = 'q tests a feature
+        > f' (implied by F[q, f+1] and by S[q, f+1]), linear instead of quadratic."""
+        m = self.m
+        if m <= PAIRWISE_SYMMETRY_MAX:
+            clauses = []
+            f_idx, g_idx = np.triu_indices(m, 1)            # f < g: forbid F[q, g] with children f
+            for q in range(1, self.N >> 1):
+                block = np.stack([-self.F[q, g_idx], -self.F[2 * q, f_idx], -self.F[2 * q + 1, f_idx]],
+                                 axis=1)
+                clauses += block.tolist()
+            self._add(clauses)
+            return
         for q in range(1, self.N >> 1):
-            block = np.stack([-self.F[q, g_idx], -self.F[2 * q, f_idx], -self.F[2 * q + 1, f_idx]], axis=1)
-            clauses += block.tolist()
-        self._add(clauses)
+            S = np.array([self.pool.id(("S>", q, f)) for f in range(m - 1)], dtype=np.int64)
+            f = np.arange(m - 1)
+            blocks = [np.stack([-self.F[q, f + 1], S], axis=1),                    # F[q,f+1] -> S[q,f]
+                      np.stack([-S[1:], S[:-1]], axis=1),                          # S[q,f+1] -> S[q,f]
+                      np.stack([-S, -self.F[2 * q, f], -self.F[2 * q + 1, f]], axis=1)]
+            for block in blocks:
+                self._add(block)
 
     # -- examples ----------------------------------------------------------------
     def new_example_vars(self, i: int) -> np.ndarray:
@@ -177,7 +225,7 @@ class TreeEncoding:
             self._encoded_set.add(i)
             self.encoded.append(i)
             x = self.new_example_vars(i)
-            blocks += self.routing_clauses(x, self.B[i])
+            blocks += self.routing_clauses(x, self.B[i].astype(np.int64))
             blocks.append(self.class_clauses(x, int(self.y[i])))
         for block in blocks:
             self._add(block)

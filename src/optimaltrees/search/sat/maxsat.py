@@ -13,14 +13,29 @@ from pysat.examples.rc2 import RC2, RC2Stratified
 from pysat.formula import WCNF
 
 from optimaltrees.search.sat.decode import PerfectTree
-from optimaltrees.search.sat.encoding import TreeEncoding
+from optimaltrees.search.sat.encoding import (MAX_LISTED_CLAUSES, FormulaTooLargeError, TreeEncoding,
+                                              estimate_clauses, too_large_message)
 from optimaltrees.search.sat.inference import SATResult, SATStats
 from optimaltrees.search.sat.problem import Problem
+
+
+def check_size(problem: Problem, depth: int) -> None:
+    """Refuse, before building anything, a formula over the size cap: every
+    distinct row is encoded at once, (2^depth - 1) x tests routing clauses each."""
+    if depth == 0 or problem.B.shape[1] == 0:
+        return
+    m = problem.B.shape[1]
+    clauses = estimate_clauses(m, depth, problem.n_classes, problem.n_rows,
+                               groups=int(problem.groups_row.size))
+    if clauses > MAX_LISTED_CLAUSES:
+        raise FormulaTooLargeError(too_large_message(clauses, MAX_LISTED_CLAUSES, depth, m,
+                                                     problem.n_rows))
 
 
 def min_errors(problem: Problem, depth: int, *, solver: str = "glucose4") -> tuple[SATResult, int]:
     """The depth-``depth`` tree with the fewest weighted misclassifications,
     and that number (proven optimal)."""
+    check_size(problem, depth)
     stats = SATStats(depths_tried=[depth])
     B = problem.B
     if depth == 0 or problem.B.shape[1] == 0:

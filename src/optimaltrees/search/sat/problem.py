@@ -52,6 +52,27 @@ class Problem:
         return y
 
 
+def unique_rows(A: np.ndarray, **kwargs):
+    """``np.unique(A, axis=0, **kwargs)`` for a 0/1 matrix, fast: each row is
+    packed to bits and compared as one opaque byte string.  (``axis=0`` sorts
+    a structured dtype with one field per column: minutes on 3,000 x 30,000.)
+    Packing keeps the lexicographic order, so the results are the same."""
+    packed = np.ascontiguousarray(np.packbits(A, axis=1))
+    keys = packed.view(np.dtype((np.void, packed.shape[1]))).reshape(-1)
+    return np.unique(keys, **kwargs)
+
+
+def _pack_down(B: np.ndarray) -> np.ndarray:
+    """``np.packbits(B, axis=0)`` by whole-row operations (numpy's packing
+    down a C-ordered matrix walks it column by column: seconds on 90 MB)."""
+    n, m = B.shape
+    out = np.zeros(((n + 7) // 8, m), dtype=np.uint8)
+    for k in range(8):
+        rows = B[k::8]
+        out[:rows.shape[0]] |= rows << np.uint8(7 - k)
+    return out
+
+
 def kept_columns(B: np.ndarray) -> np.ndarray:
     """Indices of the columns to keep: not constant, and the first of every
     set of identical or complementary columns."""
@@ -60,9 +81,17 @@ def kept_columns(B: np.ndarray) -> np.ndarray:
     varying = np.flatnonzero(B.min(axis=0) != B.max(axis=0))
     if varying.size == 0:
         return varying
-    cols = B[:, varying]
-    canon = np.where(cols[0:1, :] == 1, 1 - cols, cols)          # complement -> same column
-    _, first = np.unique(canon.T, axis=0, return_index=True)
+    # columns packed to bits down the rows; a column whose first bit is 1 is
+    # complemented (complement -> same column), padding bits kept at 0
+    packed = np.take(_pack_down(B), varying, axis=1)
+    flip = np.where(B[0, varying] == 1, 0xFF, 0).astype(np.uint8)
+    np.bitwise_xor(packed, flip[None, :], out=packed)
+    tail = B.shape[0] % 8
+    if tail:
+        packed[-1] &= np.uint8((0xFF << (8 - tail)) & 0xFF)
+    keys = np.ascontiguousarray(packed.T)
+    keys = keys.view(np.dtype((np.void, keys.shape[1]))).reshape(-1)
+    _, first = np.unique(keys, return_index=True)
     return varying[np.sort(first)]
 
 
@@ -72,12 +101,12 @@ def prepare(B: np.ndarray, y: np.ndarray, n_classes: int, *, allow_conflicts: bo
     B = np.ascontiguousarray(B, dtype=np.uint8)
     y = np.asarray(y, dtype=np.int64)
     columns = kept_columns(B)
-    R = B[:, columns]
+    R = B if columns.size == B.shape[1] else np.take(B, columns, axis=1)
     if R.shape[1] == 0:
         R = np.zeros((B.shape[0], 0), dtype=np.uint8)
         _, first, inverse = np.unique(np.zeros(B.shape[0]), return_index=True, return_inverse=True)
     else:
-        _, first, inverse = np.unique(R, axis=0, return_index=True, return_inverse=True)
+        _, first, inverse = unique_rows(R, return_index=True, return_inverse=True)
     inverse = inverse.reshape(-1)
     # (row, class) groups with their multiplicity
     key = inverse.astype(np.int64) * n_classes + y
