@@ -1,25 +1,68 @@
 """Save fitted models as JSON and load them back.
 
-JSON rather than pickle: a model file is readable, diffable, safe to load
-from a stranger (only this package's own classes are rebuilt) and does not
+JSON rather than pickle: a model file is readable, diffable and does not
 break when Python or numpy change.  Everything a fitted estimator holds is
 stored: parameters, arrays (with their dtype), the ``Tree`` or
 ``DecisionDiagram``, the SAT binarizer, traces.
+
+Loading a file from a stranger runs none of the file's choosing: whatever
+:func:`load_model` (and :func:`model_from_dict`) accepts,
+
+* the only classes built are the three estimators and, each in its own place
+  inside them, ``Tree``, ``DecisionDiagram``, ``Binarizer``, ``BooleanTest``
+  and ``TracePoint``; names are looked up in fixed tables, never imported;
+* parameters are the estimator's own, plain JSON values that pass the
+  estimator's own ``_check_params``;
+* fitted attributes are those the estimator has, each of the expected type,
+  dtype and shape, and consistent with each other (``classes_``,
+  ``n_features_in_``, the tree's or diagram's features and classes, its size
+  within the ``max_depth`` or ``skeleton`` parameter);
+* trees and diagrams are checked structurally
+  (:mod:`optimaltrees.model.checks`): indices in range, one proper tree or a
+  layered DAG, so ``predict`` and ``export_text`` end;
+* files over ``MAX_FILE_BYTES`` are refused before parsing, as are nesting
+  deeper than ``MAX_NESTING`` and more than ``MAX_ELEMENTS`` values in all.
+
+Anything else raises ValueError naming the entry.  Not checked: that the
+numbers mean anything (a file can hold a valid tree that predicts nonsense,
+or made-up statistics).
 """
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import json
+import math
 import numbers
 from pathlib import Path
 
 import numpy as np
 
+from optimaltrees.anytime import TracePoint
+from optimaltrees.data.binarize import Binarizer, BooleanTest
+from optimaltrees.estimators.classifier import OptimalTreeClassifier
+from optimaltrees.estimators.diagram import DecisionDiagramClassifier
+from optimaltrees.estimators.sat import MAX_SAT_DEPTH, SATTreeClassifier
+from optimaltrees.model.checks import check_diagram_arrays, check_tree_arrays
+from optimaltrees.model.diagram import DecisionDiagram
+from optimaltrees.model.tree import Tree
+
 FORMAT = "optimaltrees-model"
 VERSION = 1
 _PACKAGE = "optimaltrees."
 
+#: Larger files are refused unread.  A depth-20 perfect tree (2 million nodes)
+#: takes about 100 MB; real models are kilobytes.
+MAX_FILE_BYTES = 256 * 2**20
+#: List items and dict entries in a whole file (each array element counts),
+#: and the most elements one array's declared shape may have.
+MAX_ELEMENTS = 50_000_000
+#: Deepest nesting of lists and dicts; real files nest about 8 deep.
+MAX_NESTING = 50
+#: Longest string a string array's dtype (``<U...``) may declare.
+MAX_STRING_LENGTH = 2**16
+
+
+# ------------------------------------------------------------------ saving
 
 def _encode(value, where: str):
     if value is None or isinstance(value, (bool, str)):
@@ -61,46 +104,6 @@ def _encode(value, where: str):
     raise TypeError(f"{where}: cannot store a {cls.__name__} in a model file")
 
 
-def _class(name: str):
-    module, _, qualname = name.partition(":")
-    if not module.startswith(_PACKAGE):
-        raise ValueError(f"model file names a class outside optimaltrees: {name!r}")
-    obj = importlib.import_module(module)
-    for part in qualname.split("."):
-        obj = getattr(obj, part)
-    return obj
-
-
-def _decode(value):
-    if isinstance(value, list):
-        return [_decode(v) for v in value]
-    if not isinstance(value, dict):
-        return value
-    if "__float__" in value:
-        return float(value["__float__"])
-    if "__ndarray__" in value:
-        items = _decode(value["__ndarray__"])
-        if value["dtype"] == "object":
-            arr = np.empty(len(items), dtype=object)
-            arr[:] = items
-        else:
-            arr = np.asarray(items, dtype=np.dtype(value["dtype"]))
-        return arr.reshape(value["shape"])
-    if "__tuple__" in value:
-        return tuple(_decode(v) for v in value["__tuple__"])
-    if "__set__" in value:
-        return set(_decode(v) for v in value["__set__"])
-    if "__items__" in value:
-        return {_decode(k): _decode(v) for k, v in value["__items__"]}
-    if "__dict__" in value:
-        return {k: _decode(v) for k, v in value["__dict__"].items()}
-    if "__object__" in value:
-        obj = object.__new__(_class(value["__object__"]))
-        obj.__dict__.update({k: _decode(v) for k, v in value["state"].items()})
-        return obj
-    raise ValueError(f"model file has an unknown entry with keys {sorted(value)}")
-
-
 def model_to_dict(model) -> dict:
     """The fitted estimator as plain JSON types."""
     fitted = {k: v for k, v in vars(model).items() if k.endswith("_") and not k.startswith("_")}
@@ -117,27 +120,560 @@ def model_to_dict(model) -> dict:
             "params": params, "fitted": {k: _encode(v, k) for k, v in fitted.items()}}
 
 
-def model_from_dict(data: dict):
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ValueError("not an optimaltrees model file (no 'format': 'optimaltrees-model' entry)")
-    if data.get("version") != VERSION:
-        raise ValueError(f"model file version {data.get('version')!r}; this optimaltrees reads {VERSION}")
-    cls = _class(data["estimator"])
-    model = cls(**{k: _decode(v) for k, v in data["params"].items()})
-    for k, v in data["fitted"].items():
-        setattr(model, k, _decode(v))
-    return model
-
-
 def save_model(model, path: str | Path) -> None:
     """Write a fitted estimator to ``path`` as JSON."""
     Path(path).write_text(json.dumps(model_to_dict(model), indent=1) + "\n")
 
 
-def load_model(path: str | Path):
-    """Read an estimator written by :func:`save_model`; it predicts as before."""
+# ------------------------------------------------------------------ loading: plain values
+
+def _describe(value) -> str:
+    """A short description of a file value for error messages."""
+    if isinstance(value, dict):
+        keys = sorted(value)
+        return f"an object with keys {keys[:5]}{' ...' if len(keys) > 5 else ''}"
+    if isinstance(value, list):
+        return f"a list of {len(value)} items"
+    text = repr(value)
+    return f"{type(value).__name__} {text if len(text) <= 40 else text[:37] + '...'}"
+
+
+# a wrapper object has exactly these keys
+_WRAPPERS = {"__float__": {"__float__"}, "__tuple__": {"__tuple__"}, "__set__": {"__set__"},
+             "__items__": {"__items__"}, "__dict__": {"__dict__"},
+             "__ndarray__": {"__ndarray__", "dtype", "shape"}, "__object__": {"__object__", "state"}}
+
+
+def _wrapper(value: dict, where: str) -> str:
+    """Which wrapper a JSON object is (``__tuple__``, ``__ndarray__``, ...)."""
+    for tag, keys in _WRAPPERS.items():
+        if tag in value:
+            if set(value) != keys:
+                raise ValueError(f"{where}: a {tag} entry has exactly the keys {sorted(keys)}, "
+                                 f"got {_describe(value)}")
+            return tag
+    raise ValueError(f"{where}: unknown entry, {_describe(value)}")
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _real(value, where: str) -> float:
+    """A float: a JSON number, or ``{"__float__": "inf"}`` for a non-finite one."""
+    if _is_number(value):
+        return float(value)
+    if isinstance(value, dict) and _wrapper(value, where) == "__float__":
+        text = value["__float__"]
+        if isinstance(text, str) and text.strip().lower().lstrip("+-") in ("inf", "nan", "infinity"):
+            return float(text)
+        raise ValueError(f"{where}: __float__ must be 'inf', '-inf' or 'nan', got {_describe(text)}")
+    raise ValueError(f"{where}: expected a number, got {_describe(value)}")
+
+
+def _number(value, where: str):
+    """An int stays an int, anything else must be a float."""
+    return value if _is_number(value) and isinstance(value, int) else _real(value, where)
+
+
+def _integer(value, where: str, low: int | None = None, high: int | None = None) -> int:
+    if not (_is_number(value) and isinstance(value, int)):
+        raise ValueError(f"{where}: expected an integer, got {_describe(value)}")
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise ValueError(f"{where}: {value} is out of range [{low}, {high}]")
+    return value
+
+
+def _size(value, where: str, low: int = 1) -> int:
+    """A count of features, classes, nodes or tests."""
+    return _integer(value, where, low, MAX_ELEMENTS)
+
+
+def _boolean(value, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"{where}: expected true or false, got {_describe(value)}")
+    return value
+
+
+def _string(value, where: str) -> str:
+    if not isinstance(value, str):
+        raise ValueError(f"{where}: expected a string, got {_describe(value)}")
+    return value
+
+
+def _optional(decode):
+    return lambda value, where: None if value is None else decode(value, where)
+
+
+def _scalar(value, where: str):
+    """A label or category value: string, number, bool or null."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return _real(value, where)
+
+
+def _plain(value, where: str, arrays: bool = False):
+    """JSON values with tuples, sets, dicts and non-finite floats; numeric or
+    string arrays only when ``arrays``; never an object."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, list):
+        return [_plain(v, f"{where}[{i}]", arrays) for i, v in enumerate(value)]
+    if not isinstance(value, dict):
+        raise ValueError(f"{where}: unexpected {_describe(value)}")
+    tag = _wrapper(value, where)
+    inner = value[tag]
+    if tag == "__float__":
+        return _real(value, where)
+    if tag == "__ndarray__" and arrays:
+        return _array(value, where, "biufU", ndim=None)
+    if tag in ("__ndarray__", "__object__"):
+        raise ValueError(f"{where}: {'an array' if tag == '__ndarray__' else 'an object'} is not "
+                         f"allowed here, got {_describe(value)}")
+    if tag == "__dict__":
+        if not isinstance(inner, dict):
+            raise ValueError(f"{where}: __dict__ must hold an object, got {_describe(inner)}")
+        return {k: _plain(v, f"{where}.{k}" if k.isidentifier() else f"{where}[{k!r}]", arrays)
+                for k, v in inner.items()}
+    if not isinstance(inner, list):
+        raise ValueError(f"{where}: {tag} must hold a list, got {_describe(inner)}")
+    if tag == "__tuple__":
+        return tuple(_plain(v, f"{where}[{i}]", arrays) for i, v in enumerate(inner))
+    if tag == "__set__":
+        return {_scalar(v, f"{where}[{i}]") for i, v in enumerate(inner)}
+    out = {}
+    for i, pair in enumerate(inner):  # __items__: [key, value] pairs
+        if not (isinstance(pair, list) and len(pair) == 2):
+            raise ValueError(f"{where}[{i}]: expected a [key, value] pair, got {_describe(pair)}")
+        out[_scalar(pair[0], f"{where}[{i}]")] = _plain(pair[1], f"{where}[{i}]", arrays)
+    return out
+
+
+# ------------------------------------------------------------------ loading: arrays
+
+def _dtype(name, where: str, kinds: str) -> np.dtype:
+    """A plain numpy dtype of one of ``kinds``; never structured, datetime, void or bytes."""
+    if not isinstance(name, str) or len(name) > 16:
+        raise ValueError(f"{where}: dtype must be a short string, got {_describe(name)}")
     try:
-        data = json.loads(Path(path).read_text())
-    except json.JSONDecodeError as exc:
+        dtype = np.dtype(object) if name == "object" else np.dtype(name)
+    except (TypeError, ValueError, SyntaxError):
+        raise ValueError(f"{where}: unknown dtype {name!r}") from None
+    if (dtype.kind not in kinds or dtype.fields is not None or dtype.subdtype is not None
+            or (dtype.kind == "O" and name != "object")):
+        raise ValueError(f"{where}: dtype {name!r} is not allowed here (kinds {kinds!r})")
+    if dtype.kind == "U" and dtype.itemsize // 4 > MAX_STRING_LENGTH:
+        raise ValueError(f"{where}: dtype {name!r} declares strings longer than {MAX_STRING_LENGTH}")
+    return dtype
+
+
+def _array(value, where: str, kinds: str, ndim: int | None = 1) -> np.ndarray:
+    """A ``{"__ndarray__", "dtype", "shape"}`` entry, every item checked
+    against the dtype before numpy sees it; the declared shape must match the
+    items given (nothing is allocated from the shape alone)."""
+    if not isinstance(value, dict) or _wrapper(value, where) != "__ndarray__":
+        raise ValueError(f"{where}: expected an array, got {_describe(value)}")
+    items, shape = value["__ndarray__"], value["shape"]
+    if (not isinstance(shape, list) or not 1 <= len(shape) <= 2
+            or not all(_is_number(s) and isinstance(s, int) and s >= 0 for s in shape)):
+        raise ValueError(f"{where}: shape must be a list of 1 or 2 non-negative integers, "
+                         f"got {_describe(shape)}")
+    if ndim is not None and len(shape) != ndim:
+        raise ValueError(f"{where}: expected a {ndim}-D array, got shape {shape}")
+    size = math.prod(shape)
+    if size > MAX_ELEMENTS:
+        raise ValueError(f"{where}: shape {shape} has {size} elements, more than a model file may "
+                         f"hold ({MAX_ELEMENTS})")
+    if not isinstance(items, list) or len(items) != size:
+        raise ValueError(f"{where}: shape {shape} needs {size} values, got {_describe(items)}")
+    dtype = _dtype(value["dtype"], where, kinds)
+    kind = dtype.kind
+    if kind == "O":
+        out = np.empty(size, dtype=object)
+        for i, v in enumerate(items):
+            out[i] = _scalar(v, f"{where}[{i}]")
+        return out.reshape(shape)
+    if kind == "U":
+        check = (lambda v: isinstance(v, str))
+    elif kind == "b":
+        check = (lambda v: isinstance(v, bool))
+    elif kind in "iu":
+        check = (lambda v: _is_number(v) and isinstance(v, int))
+    else:
+        check = _is_number
+        items = [v if _is_number(v) else _real(v, f"{where}[{i}]") for i, v in enumerate(items)]
+    bad = next((i for i, v in enumerate(items) if not check(v)), None)
+    if bad is not None:
+        raise ValueError(f"{where}[{bad}]: {_describe(items[bad])} in an array of dtype {dtype}")
+    try:
+        return np.array(items, dtype=dtype).reshape(shape)
+    except (OverflowError, ValueError) as exc:
+        raise ValueError(f"{where}: values do not fit dtype {dtype} ({exc})") from None
+
+
+def _labels(value, where: str) -> np.ndarray:
+    """Class labels or group levels: a non-empty 1-D array of numbers or strings."""
+    arr = _array(value, where, "biufUO")
+    if arr.size == 0:
+        raise ValueError(f"{where}: must not be empty")
+    return arr
+
+
+def _names(value, where: str) -> np.ndarray:
+    """Feature names: a 1-D array of strings."""
+    arr = _array(value, where, "UO")
+    if any(not isinstance(s, str) for s in arr.tolist()):
+        raise ValueError(f"{where}: feature names must be strings")
+    return arr
+
+
+def _reals(value, where: str) -> np.ndarray:
+    arr = _array(value, where, "iuf")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{where}: values must be finite")
+    return arr.astype(np.float64)
+
+
+# ------------------------------------------------------------------ loading: the allowed objects
+
+_TREE = "optimaltrees.model.tree:Tree"
+_DIAGRAM = "optimaltrees.model.diagram:DecisionDiagram"
+_BINARIZER = "optimaltrees.data.binarize:Binarizer"
+_BOOLEAN_TEST = "optimaltrees.data.binarize:BooleanTest"
+_TRACE_POINT = "optimaltrees.anytime:TracePoint"
+
+
+def _state(value, where: str, name: str, fields: tuple[str, ...]) -> dict:
+    """The state of an ``__object__`` entry that must name class ``name``
+    and hold exactly ``fields``."""
+    if not isinstance(value, dict) or _wrapper(value, where) != "__object__":
+        raise ValueError(f"{where}: expected a {name.rpartition(':')[2]}, got {_describe(value)}")
+    if value["__object__"] != name:
+        raise ValueError(f"{where}: names the class {_describe(value['__object__'])}; only {name} "
+                         "may appear here (a model file names no other classes)")
+    state = value["state"]
+    if not isinstance(state, dict):
+        raise ValueError(f"{where}.state: expected an object, got {_describe(state)}")
+    unknown, missing = sorted(set(state) - set(fields)), sorted(set(fields) - set(state))
+    if unknown or missing:
+        raise ValueError(f"{where}: a {name.rpartition(':')[2]} has the fields {list(fields)}; "
+                         f"unknown {unknown[:5]}, missing {missing}")
+    return state
+
+
+def _tree(value, where: str) -> Tree:
+    """Arrays only; the structure is checked with the estimator's sizes (``_check_fitted``)."""
+    s = _state(value, where, _TREE, ("feature", "threshold", "children_left", "children_right",
+                                     "value", "n_features"))
+    fields = dict(feature=_array(s["feature"], f"{where}.feature", "iu"),
+                  threshold=_array(s["threshold"], f"{where}.threshold", "iuf"),
+                  children_left=_array(s["children_left"], f"{where}.children_left", "iu"),
+                  children_right=_array(s["children_right"], f"{where}.children_right", "iu"),
+                  value=_array(s["value"], f"{where}.value", "iuf", ndim=2),
+                  n_features=_size(s["n_features"], f"{where}.n_features", low=0))
+    try:
+        return Tree(**fields)
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+
+
+def _diagram(value, where: str) -> DecisionDiagram:
+    s = _state(value, where, _DIAGRAM, ("coef", "threshold", "negative", "positive", "layer",
+                                        "n_classes", "offset", "scale", "epsilon"))
+    fields = dict(coef=_array(s["coef"], f"{where}.coef", "iuf", ndim=2),
+                  threshold=_array(s["threshold"], f"{where}.threshold", "iuf"),
+                  negative=_array(s["negative"], f"{where}.negative", "iu"),
+                  positive=_array(s["positive"], f"{where}.positive", "iu"),
+                  layer=_array(s["layer"], f"{where}.layer", "iu"),
+                  n_classes=_size(s["n_classes"], f"{where}.n_classes"),
+                  offset=_array(s["offset"], f"{where}.offset", "iuf"),
+                  scale=_array(s["scale"], f"{where}.scale", "iuf"),
+                  epsilon=_real(s["epsilon"], f"{where}.epsilon"))
+    try:
+        check_diagram_arrays(**fields)
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+    return DecisionDiagram(**fields)
+
+
+def _boolean_test(value, where: str, n_columns: int) -> BooleanTest:
+    s = _state(value, where, _BOOLEAN_TEST, ("column", "kind", "value", "name"))
+    kind = _string(s["kind"], f"{where}.kind")
+    if kind not in ("threshold", "equals"):
+        raise ValueError(f"{where}.kind: must be 'threshold' or 'equals', got {kind!r}")
+    if kind == "equals":
+        test_value = _scalar(s["value"], f"{where}.value")
+    else:   # a float, or an int kept exact (integer columns beyond 2^53)
+        test_value = _number(s["value"], f"{where}.value")
+        if not (math.isfinite(test_value) and abs(test_value) < 2**64):
+            raise ValueError(f"{where}.value: a threshold must be a finite number within 64 bits, "
+                             f"got {_describe(test_value)}")
+    return BooleanTest(column=_integer(s["column"], f"{where}.column", 0, n_columns - 1), kind=kind,
+                       value=test_value, name=_string(s["name"], f"{where}.name"))
+
+
+def _string_list(value, where: str, length: int) -> list[str]:
+    if not isinstance(value, list) or len(value) != length:
+        raise ValueError(f"{where}: expected a list of {length} strings, got {_describe(value)}")
+    return [_string(v, f"{where}[{i}]") for i, v in enumerate(value)]
+
+
+def _binarizer(value, where: str) -> Binarizer:
+    s = _state(value, where, _BINARIZER, ("categorical", "n_features_in_", "feature_names_in_",
+                                          "column_names_", "column_kinds_", "tests_", "n_tests_"))
+    categorical = _plain(s["categorical"], f"{where}.categorical")
+    if not (isinstance(categorical, str) or (isinstance(categorical, list) and all(
+            isinstance(c, (int, str)) and not isinstance(c, bool) for c in categorical))):
+        raise ValueError(f"{where}.categorical: expected a string or a list of columns, "
+                         f"got {_describe(s['categorical'])}")
+    n = _size(s["n_features_in_"], f"{where}.n_features_in_")
+    names = s["feature_names_in_"]
+    kinds = _string_list(s["column_kinds_"], f"{where}.column_kinds_", n)
+    if any(k not in ("numeric", "categorical") for k in kinds):
+        raise ValueError(f"{where}.column_kinds_: each must be 'numeric' or 'categorical'")
+    tests = s["tests_"]
+    if not isinstance(tests, list):
+        raise ValueError(f"{where}.tests_: expected a list, got {_describe(tests)}")
+    b = Binarizer(categorical)
+    b.n_features_in_ = n
+    b.feature_names_in_ = None if names is None else _string_list(names, f"{where}.feature_names_in_", n)
+    b.column_names_ = _string_list(s["column_names_"], f"{where}.column_names_", n)
+    b.column_kinds_ = kinds
+    b.tests_ = [_boolean_test(t, f"{where}.tests_[{i}]", n) for i, t in enumerate(tests)]
+    b.n_tests_ = _integer(s["n_tests_"], f"{where}.n_tests_", len(tests), len(tests))
+    return b
+
+
+def _trace(value, where: str) -> list:
+    """An anytime trace: TracePoints (trees) or (seconds, objective, bound) tuples (diagrams)."""
+    if not isinstance(value, list):
+        raise ValueError(f"{where}: expected a list, got {_describe(value)}")
+    out = []
+    for i, item in enumerate(value):
+        w = f"{where}[{i}]"
+        if isinstance(item, dict) and "__object__" in item:
+            s = _state(item, w, _TRACE_POINT, ("time", "error", "objective", "lower_bound"))
+            out.append(TracePoint(**{k: _number(v, f"{w}.{k}") for k, v in s.items()}))
+            continue
+        point = _plain(item, w)
+        if not (isinstance(point, tuple) and 2 <= len(point) <= 4 and all(map(_is_number, point))):
+            raise ValueError(f"{w}: expected a trace point or a tuple of 2-4 numbers, got {_describe(item)}")
+        out.append(point)
+    return out
+
+
+def _stats(value, where: str) -> dict:
+    stats = _plain(value, where, arrays=True)
+    if not isinstance(stats, dict):
+        raise ValueError(f"{where}: expected a dict, got {_describe(value)}")
+    return stats
+
+
+def _cli_input(value, where: str) -> dict:
+    """What the command line remembers of the training file: its label and columns."""
+    meta = _plain(value, where)
+    if not isinstance(meta, dict) or not set(meta) <= {"label", "columns"}:
+        raise ValueError(f"{where}: expected a dict with 'label' and 'columns', got {_describe(value)}")
+    columns = meta.get("columns")
+    if columns is not None and not (isinstance(columns, list) and all(isinstance(c, str) for c in columns)):
+        raise ValueError(f"{where}.columns: expected a list of column names, got {_describe(columns)}")
+    if not (meta.get("label") is None or isinstance(meta.get("label"), (str, int))):
+        raise ValueError(f"{where}.label: expected a column name, got {_describe(meta['label'])}")
+    return meta
+
+
+def _pair_of_reals(value, where: str) -> tuple:
+    pair = _plain(value, where)
+    if not (isinstance(pair, (tuple, list)) and len(pair) == 2 and all(map(_is_number, pair))):
+        raise ValueError(f"{where}: expected two numbers, got {_describe(value)}")
+    return tuple(pair)
+
+
+# ------------------------------------------------------------------ loading: estimators
+
+def _non_negative(value, where: str) -> int:
+    return _integer(value, where, 0)
+
+
+#: The estimators a model file may name, and per estimator every fitted
+#: attribute a file may set, with its decoder.  A new fitted attribute must
+#: be added here, or models that have it will not load.
+_ESTIMATORS = {
+    "optimaltrees.estimators.classifier:OptimalTreeClassifier": OptimalTreeClassifier,
+    "optimaltrees.estimators.sat:SATTreeClassifier": SATTreeClassifier,
+    "optimaltrees.estimators.diagram:DecisionDiagramClassifier": DecisionDiagramClassifier,
+}
+_COMMON = {"classes_": _labels, "n_features_in_": _size, "feature_names_in_": _names,
+           "train_error_": _non_negative, "is_optimal_": _boolean, "fit_time_": _real,
+           "stats_": _stats, "cli_input_": _cli_input}
+_FITTED = {
+    OptimalTreeClassifier: {
+        **_COMMON, "tree_": _tree, "n_classes_": _size, "objective_": _real, "lower_bound_": _real,
+        "gap_": _real, "timed_out_": _boolean, "interrupted_": _boolean, "stopped_": _boolean,
+        "memory_out_": _boolean, "trace_": _trace},
+    SATTreeClassifier: {
+        **_COMMON, "tree_": _tree, "binarizer_": _binarizer, "n_classes_": _size,
+        "timed_out_": _boolean, "interrupted_": _boolean, "depth_": _non_negative, "n_nodes_": _size,
+        "min_depth_": _optional(_non_negative)},
+    DecisionDiagramClassifier: {
+        **_COMMON, "diagram_": _diagram, "sensitive_levels_": _labels, "scale_offset_": _reals,
+        "scale_": _reals, "objective_": _real, "bound_": _real, "gap_": _real, "status_": _string,
+        "from_heuristic_": _boolean, "interrupted_": _boolean, "heuristic_objective_": _real,
+        "trace_": _trace, "solve_time_": _real, "n_nodes_": _non_negative,
+        "fairness_rates_": _pair_of_reals},
+}
+_REQUIRED = {OptimalTreeClassifier: ("classes_", "n_features_in_", "tree_"),
+             SATTreeClassifier: ("classes_", "n_features_in_", "tree_", "binarizer_"),
+             DecisionDiagramClassifier: ("classes_", "n_features_in_", "diagram_")}
+
+
+def _params(cls, params, model) -> None:
+    """Set the file's parameters on ``model``, then run the estimator's own checks."""
+    if not isinstance(params, dict):
+        raise ValueError(f"params: expected an object, got {_describe(params)}")
+    known = set(cls._get_param_names())
+    unknown = sorted(set(params) - known)
+    if unknown:
+        raise ValueError(f"params: {cls.__name__} has no parameter {unknown[0]!r}")
+    model.set_params(**{k: _plain(v, f"params.{k}") for k, v in params.items()})
+    try:
+        model._check_params()
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"params: {exc}") from None
+    except ImportError:
+        pass   # a solver not installed here (gurobi): only fitting needs it
+
+
+def _check_tree(tree: Tree, where: str, n_features: int, n_classes: int, max_depth: int) -> None:
+    if tree.n_features != n_features:
+        raise ValueError(f"{where}: the tree has {tree.n_features} features, the model {n_features}")
+    if tree.node_count >= 2 ** (max_depth + 1):
+        raise ValueError(f"{where}: {tree.node_count} nodes, more than a tree of depth {max_depth} has")
+    try:
+        check_tree_arrays(tree.feature, tree.threshold, tree.children_left, tree.children_right,
+                          tree.value, tree.n_features, n_classes=n_classes, max_depth=max_depth)
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+
+
+def _check_skeleton(diagram: DecisionDiagram, skeleton) -> None:
+    """The diagram fits in the skeleton it was trained on: no more layers, nor
+    more nodes in a layer, than the skeleton has."""
+    if not (isinstance(skeleton, (tuple, list)) and skeleton and all(
+            _is_number(w) and isinstance(w, int) and w >= 1 for w in skeleton)):
+        raise ValueError(f"params.skeleton: expected layer widths such as (1, 2, 4), got {skeleton!r:.60}")
+    if diagram.n_nodes and int(diagram.layer.max()) >= len(skeleton):
+        raise ValueError(f"fitted.diagram_: layer {int(diagram.layer.max())} is beyond the skeleton's "
+                         f"{len(skeleton)} layers")
+    widths = np.bincount(diagram.layer, minlength=len(skeleton))
+    if any(int(n) > w for n, w in zip(widths, skeleton)):
+        raise ValueError(f"fitted.diagram_: layer widths {widths.tolist()} exceed the skeleton {list(skeleton)}")
+
+
+def _check_fitted(model, fitted: dict) -> None:
+    """The attributes agree with each other and with the parameters."""
+    missing = [k for k in _REQUIRED[type(model)] if k not in fitted]
+    if missing:
+        raise ValueError(f"fitted: missing {', '.join(missing)}")
+    n_classes = len(fitted["classes_"])
+    n_features = fitted["n_features_in_"]
+    if fitted.get("n_classes_", n_classes) != n_classes:
+        raise ValueError(f"fitted.n_classes_: {fitted['n_classes_']}, but classes_ has {n_classes} labels")
+    names = fitted.get("feature_names_in_")
+    if names is not None and len(names) != n_features:
+        raise ValueError(f"fitted.feature_names_in_: {len(names)} names for {n_features} features")
+    if isinstance(model, OptimalTreeClassifier):
+        _check_tree(fitted["tree_"], "fitted.tree_", n_features, n_classes, model.max_depth)
+    elif isinstance(model, SATTreeClassifier):
+        binarizer = fitted["binarizer_"]
+        if binarizer.n_features_in_ != n_features:
+            raise ValueError(f"fitted.binarizer_: {binarizer.n_features_in_} columns, the model has {n_features}")
+        depth = MAX_SAT_DEPTH if model.max_depth is None else model.max_depth
+        _check_tree(fitted["tree_"], "fitted.tree_", binarizer.n_tests_, n_classes, depth)
+    else:
+        diagram = fitted["diagram_"]
+        if n_classes < 2 or diagram.n_classes != n_classes:
+            raise ValueError(f"fitted.diagram_: {diagram.n_classes} class terminals, classes_ has "
+                             f"{n_classes} labels (a diagram has at least 2)")
+        if diagram.n_features != n_features or diagram.coef.shape[1] != n_features:
+            raise ValueError(f"fitted.diagram_: {diagram.n_features} features, the model {n_features}")
+        _check_skeleton(diagram, model.skeleton)
+        for key in ("scale_offset_", "scale_"):
+            if key in fitted and fitted[key].shape != (n_features,):
+                raise ValueError(f"fitted.{key}: shape {fitted[key].shape}, expected ({n_features},)")
+
+
+def _check_nesting(data) -> None:
+    """Bound the nesting depth and the number of values before anything recurses."""
+    stack, count = [(data, 0)], 0
+    while stack:
+        value, depth = stack.pop()
+        if depth > MAX_NESTING:
+            raise ValueError(f"model file nests lists or objects deeper than {MAX_NESTING} levels")
+        items = value.values() if isinstance(value, dict) else value
+        count += len(items)
+        if count > MAX_ELEMENTS:
+            raise ValueError(f"model file holds more than {MAX_ELEMENTS} values")
+        stack.extend((v, depth + 1) for v in items if isinstance(v, (dict, list)))
+
+
+def _model_from_dict(data):
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError("not an optimaltrees model file (no 'format': 'optimaltrees-model' entry)")
+    if data.get("version") != VERSION or isinstance(data.get("version"), bool):
+        raise ValueError(f"model file version {_describe(data.get('version'))}; this optimaltrees reads {VERSION}")
+    unknown = sorted(set(data) - {"format", "version", "estimator", "params", "fitted"})
+    if unknown:
+        raise ValueError(f"model file has unknown top-level entries {unknown[:5]}")
+    _check_nesting(data)
+    name = data.get("estimator")
+    cls = _ESTIMATORS.get(name) if isinstance(name, str) else None
+    if cls is None:
+        raise ValueError(f"estimator {_describe(name)} is not one of optimaltrees' estimators "
+                         f"({', '.join(c.__name__ for c in _ESTIMATORS.values())}); nothing outside "
+                         "optimaltrees, nor any other name in it, is ever loaded")
+    model = cls()
+    _params(cls, data.get("params", {}), model)
+    fitted = data.get("fitted")
+    if not isinstance(fitted, dict):
+        raise ValueError(f"fitted: expected an object, got {_describe(fitted)}")
+    decoders = _FITTED[cls]
+    unknown = sorted(set(fitted) - set(decoders))
+    if unknown:
+        raise ValueError(f"fitted: {cls.__name__} has no fitted attribute {unknown[0]!r}")
+    values = {k: decoders[k](v, f"fitted.{k}") for k, v in fitted.items()}
+    _check_fitted(model, values)
+    for k, v in values.items():
+        setattr(model, k, v)
+    return model
+
+
+def model_from_dict(data: dict):
+    """The estimator a :func:`model_to_dict` document describes; any other
+    content raises ValueError (see the module docstring for what is checked)."""
+    try:
+        return _model_from_dict(data)
+    except (KeyError, TypeError, AttributeError, IndexError, OverflowError, RecursionError) as exc:
+        # every check above raises ValueError; this is the net under them
+        raise ValueError(f"malformed model file ({type(exc).__name__}: {exc})") from None
+
+
+def load_model(path: str | Path):
+    """Read an estimator written by :func:`save_model`; it predicts as before.
+
+    Safe on files from anywhere: bad content raises ValueError (see the module docstring)."""
+    path = Path(path)
+    if path.stat().st_size > MAX_FILE_BYTES:
+        raise ValueError(f"{path}: {path.stat().st_size} bytes, larger than a model file may be "
+                         f"({MAX_FILE_BYTES})")
+    with open(path, "rb") as f:
+        raw = f.read(MAX_FILE_BYTES + 1)    # also bounds what a pipe or device can feed
+    if len(raw) > MAX_FILE_BYTES:
+        raise ValueError(f"{path}: larger than a model file may be ({MAX_FILE_BYTES} bytes)")
+    try:
+        data = json.loads(raw)
+    except RecursionError:
+        raise ValueError(f"{path}: nests lists or objects too deeply for a model file") from None
+    except ValueError as exc:   # JSONDecodeError, UnicodeDecodeError, an int of too many digits
         raise ValueError(f"{path}: not a JSON model file ({exc})") from None
     return model_from_dict(data)

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from optimaltrees.model.checks import check_tree_arrays, node_depths
+
 FORMAT_VERSION = 1
 
 
@@ -57,11 +59,8 @@ class Tree:
 
     @property
     def max_depth(self) -> int:
-        depth = np.zeros(self.node_count, dtype=np.int64)
-        for i in range(self.node_count):  # parents precede children
-            if self.feature[i] >= 0:
-                depth[self.children_left[i]] = depth[i] + 1
-                depth[self.children_right[i]] = depth[i] + 1
+        # level by level from the root: nodes may come in any order
+        depth = node_depths(self.feature, self.children_left, self.children_right)
         return int(depth.max()) if self.node_count else 0
 
     # -- prediction ------------------------------------------------------------
@@ -81,22 +80,6 @@ class Tree:
             node[active] = np.where(left, self.children_left[cur], self.children_right[cur])
             active = active[self.feature[node[active]] >= 0]
         return node
-
-    def decision_path_counts(self, X: np.ndarray, y_index: np.ndarray, n_classes: int) -> np.ndarray:
-        """Class counts of (X, y) at every node, leaves and branches alike."""
-        X = np.asarray(X, dtype=np.float64)
-        counts = np.zeros((self.node_count, n_classes), dtype=np.float64)
-        node = np.zeros(X.shape[0], dtype=np.int64)
-        active = np.arange(X.shape[0])
-        while active.size:
-            cur = node[active]
-            np.add.at(counts, (cur, y_index[active]), 1.0)
-            branch = self.feature[cur] >= 0
-            active, cur = active[branch], cur[branch]
-            f = self.feature[cur]
-            left = X[active, f] <= self.threshold[cur]
-            node[active] = np.where(left, self.children_left[cur], self.children_right[cur])
-        return counts
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         """Class frequencies of the training samples in each row's leaf."""
@@ -130,18 +113,30 @@ class Tree:
 
     @classmethod
     def from_dict(cls, d: dict) -> "Tree":
-        if d.get("format") != "optimaltrees.Tree":
+        """The tree of a :meth:`to_dict` document; arrays that are not one proper
+        tree (see :func:`~optimaltrees.model.checks.check_tree_arrays`) raise ValueError."""
+        if not isinstance(d, dict) or d.get("format") != "optimaltrees.Tree":
             raise ValueError("not an optimaltrees.Tree document")
-        if d.get("version", 0) > FORMAT_VERSION:
-            raise ValueError(f"tree format version {d['version']} is newer than this library supports")
-        return cls(
-            feature=np.array(d["feature"], dtype=np.int64),
-            threshold=np.array(d["threshold"], dtype=np.float64),
-            children_left=np.array(d["children_left"], dtype=np.int64),
-            children_right=np.array(d["children_right"], dtype=np.int64),
-            value=np.array(d["value"], dtype=np.float64).reshape(len(d["feature"]), -1),
-            n_features=int(d["n_features"]),
-        )
+        version = d.get("version", 0)
+        if isinstance(version, bool) or not isinstance(version, int):
+            raise ValueError(f"tree format version must be an integer, got {version!r}")
+        if version > FORMAT_VERSION:
+            raise ValueError(f"tree format version {version} is newer than this library supports")
+        arrays = {}
+        for key, dtype in (("feature", np.int64), ("threshold", np.float64), ("children_left", np.int64),
+                           ("children_right", np.int64), ("value", np.float64)):
+            entry = d.get(key)
+            if not isinstance(entry, list):
+                raise ValueError(f"tree document: {key} must be a list, got {type(entry).__name__}")
+            try:
+                arrays[key] = np.array(entry, dtype=dtype)
+            except (TypeError, ValueError, OverflowError) as exc:
+                raise ValueError(f"tree document: {key} is not an array of numbers ({exc})") from None
+        n_features = d.get("n_features")
+        if isinstance(n_features, bool) or not isinstance(n_features, int):
+            raise ValueError(f"tree document: n_features must be an integer, got {n_features!r}")
+        check_tree_arrays(n_features=n_features, **arrays)
+        return cls(n_features=n_features, **arrays)
 
     def to_json(self) -> str:
         # repr-exact floats: json writes the shortest round-tripping form
@@ -149,7 +144,11 @@ class Tree:
 
     @classmethod
     def from_json(cls, s: str) -> "Tree":
-        return cls.from_dict(json.loads(s))
+        try:
+            d = json.loads(s)
+        except RecursionError:
+            raise ValueError("not an optimaltrees.Tree document: nested too deeply") from None
+        return cls.from_dict(d)
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Tree):
