@@ -156,3 +156,28 @@ def test_score_with_wrong_number_of_features():
     clf = OptimalTreeClassifier(max_depth=2).fit(X_OK, Y_OK)
     with pytest.raises(ValueError, match=r"(?i)feature"):
         clf.score(np.zeros((4, 3)), Y_OK)
+
+
+@pytest.mark.parametrize("y", [[1, "1", 1, "1"], np.array([0, "0", 1, "1"], dtype=object),
+                               ["a", 2, "a", 2]])
+def test_text_mixed_with_numbers_in_y(y):
+    # numpy would make every label text: 1 and '1' silently one class
+    with pytest.raises(ValueError, match="mixes text and non-text labels"):
+        OptimalTreeClassifier().fit(X_OK, y)
+
+
+@pytest.mark.parametrize("y", [[1, None, 0, 1], ["a", "b", float("nan"), "a"],
+                               np.array([1, None, 0, 1], dtype=object)])
+def test_missing_labels_in_y(y):
+    with pytest.raises(ValueError, match=r"missing label.*row\(s\) \[[12]\]"):
+        OptimalTreeClassifier().fit(X_OK, y)
+
+
+def test_huge_min_samples_leaf_allows_only_the_root_leaf():
+    clf = OptimalTreeClassifier(max_depth=2, min_samples_leaf=10**12).fit(X_OK, Y_OK)
+    assert clf.tree_.node_count == 1 and clf.is_optimal_
+
+
+def test_huge_memory_limit_means_no_limit():
+    clf = OptimalTreeClassifier(max_depth=2, memory_limit=1e300).fit(X_OK, Y_OK)
+    assert clf.is_optimal_ and clf.train_error_ == 0

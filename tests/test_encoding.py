@@ -38,3 +38,17 @@ def test_subset_keeps_sorted_orders():
         col = X[rows, f]
         assert np.array_equal(enc.order[k], np.argsort(col, kind="stable"))
         assert np.array_equal(enc.unique_values[k][enc.rank[k]], col)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 40), st.integers(1, 5), st.integers(1, 4), st.integers(0, 2**32 - 1))
+def test_row_groups_match_identical_rows(n, p, values, seed):
+    from optimaltrees.data.reduction import _row_groups
+
+    X = np.random.default_rng(seed).integers(0, values, size=(n, p)).astype(float)
+    group = _row_groups(encode_features(X).rank)
+    _, expected = np.unique(X, axis=0, return_inverse=True)
+    expected = expected.reshape(-1)
+    # the same partition of the rows (group numbers may differ)
+    pairs = set(zip(group.tolist(), expected.tolist()))
+    assert len(pairs) == len(set(group.tolist())) == len(set(expected.tolist()))

@@ -8,6 +8,7 @@ from hypothesis import HealthCheck, assume, given, note, settings, strategies as
 from helpers import check_tree_invariants, n_examples
 from oracle import (
     brute_force_objective,
+    depth1_objective,
     depth2_objective,
     leaf_sizes,
     n_branching_nodes,
@@ -345,3 +346,43 @@ def test_time_limit_keeps_bounds_valid(inst, limit, cost):
     if clf.is_optimal_:
         assert clf.objective_ == pytest.approx(opt, abs=EPS)
     check_tree_invariants(clf, X, y, max_depth=3)
+
+
+@st.composite
+def many_class_instances(draw, max_n=90):
+    """More than 32 distinct classes: the engine's wide-class scans (class
+    maxima and Gini sums kept per element) instead of per-threshold loops."""
+    n = draw(st.integers(40, max_n))
+    p = draw(st.integers(1, 3))
+    hi = draw(st.sampled_from([3, 9, 40]))
+    X = np.array(draw(st.lists(st.lists(st.integers(0, hi), min_size=p, max_size=p),
+                               min_size=n, max_size=n)), dtype=np.float64)
+    y = np.array(draw(st.permutations(range(10, n + 10))))
+    # a few big classes among many singletons, so that splits matter
+    heavy = draw(st.lists(st.integers(0, n - 1), min_size=n // 5, max_size=n // 5, unique=True))
+    y[heavy] = draw(st.lists(st.integers(0, 2), min_size=len(heavy), max_size=len(heavy)))
+    assert len(np.unique(y)) > 32
+    return X, y
+
+
+@settings(max_examples=n_examples(60), **SETTINGS)
+@given(many_class_instances(), st.integers(1, 2), st.sampled_from([1, 3]))
+def test_many_classes_depth_one_and_two(inst, depth, msl):
+    X, y = inst
+    _describe(X, y, max_depth=depth, min_samples_leaf=msl)
+    expected = depth1_objective(X, y, msl) if depth == 1 else depth2_objective(X, y, msl)
+    clf = fit(X, y, max_depth=depth, min_samples_leaf=msl)
+    assert clf.objective_ == expected
+    assert clf.is_optimal_
+    assert clf.train_error_ == recompute_error(clf.tree_, X, y)
+
+
+@settings(max_examples=n_examples(25), **SETTINGS)
+@given(many_class_instances(max_n=44), st.sampled_from(["exhaustive", "discrepancy"]))
+def test_many_classes_depth_three(inst, search):
+    X, y = inst
+    _describe(X, y, max_depth=3, search=search)
+    expected = brute_force_objective(X, y, 3)
+    clf = fit(X, y, max_depth=3, search=search)
+    assert clf.objective_ == expected
+    assert clf.is_optimal_

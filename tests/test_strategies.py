@@ -58,7 +58,8 @@ def test_every_strategy_proves_the_brute_force_optimum(data, depth, combo, cost)
     note(f"strategy={strategy} schedule={schedule} depth={depth} cost={cost}")
     y_index, k = labels(y)
     expected = brute_force_objective(X, y, depth, cost_per_node=cost)
-    result = search_tree(X, y_index, k, depth, node_cost=cost, strategy=strategy, schedule=schedule)
+    result = search_tree(X, y_index, k, depth, node_cost=cost, strategy=strategy, schedule=schedule,
+                         trace_trees=True)
     assert result.objective == pytest.approx(expected, abs=1e-9)
     assert result.lower_bound == pytest.approx(expected, abs=1e-9)
     assert recompute_objective(result.tree, X, y_index, cost) == pytest.approx(expected, abs=1e-9)
@@ -80,10 +81,14 @@ def test_strategy_matches_exhaustive_on_random_data(strategy, schedule):
         y[: n // 3] = (X[: n // 3, 0] > X[: n // 3, 1]).astype(int)   # some signal
         depth = int(rng.integers(2, 4 if binary or p < 4 else 3)) + (1 if binary else 0)
         exact = search_tree(X, y, k, depth)
-        got = search_tree(X, y, k, depth, strategy=strategy, schedule=schedule)
+        got = search_tree(X, y, k, depth, strategy=strategy, schedule=schedule, trace_trees=True)
         assert got.objective == pytest.approx(exact.objective), (trial, n, p, depth)
         assert got.lower_bound == pytest.approx(exact.objective)
         assert_honest_trace(got, X, y)
+        # without the trees, each point's error comes from its objective: the same
+        quick = search_tree(X, y, k, depth, strategy=strategy, schedule=schedule)
+        assert [p.error for p in quick.trace] == [p.error for p in got.trace]
+        assert not quick.trace_trees
 
 
 BINARY_SETS = ["hepatitis", "lymph", "primary-tumor", "vote", "zoo-1", "heart-cleveland"]

@@ -8,6 +8,7 @@ at prediction time.  Float thresholds are produced only when a tree is exported
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -55,11 +56,13 @@ def threshold_between(lo: float, hi: float) -> float:
     return t
 
 
-def encode_features(X: np.ndarray) -> EncodedFeatures:
+def encode_features(X: np.ndarray, checkpoint: Callable[[], None] | None = None) -> EncodedFeatures:
     """Encode a finite float64 matrix of shape (n, p).
 
     One sort per column (``np.unique``); the sorted order is a stable sort of
-    the ranks, a linear-time radix sort when they fit in 16 bits."""
+    the ranks, a linear-time radix sort when they fit in 16 bits.
+    ``checkpoint()`` runs before each column: on millions of rows encoding
+    takes seconds, and a fit's time limit must be able to stop it."""
     X = np.asarray(X, dtype=np.float64)
     n, p = X.shape
     if n and p and np.all((X == 0.0) | (X == 1.0)):
@@ -68,6 +71,8 @@ def encode_features(X: np.ndarray) -> EncodedFeatures:
     rank = np.empty((p, n), dtype=np.int32)
     uniques: list[np.ndarray] = []
     for f in range(p):
+        if checkpoint is not None:
+            checkpoint()
         values, inverse = np.unique(X[:, f], return_inverse=True)
         inverse = inverse.reshape(-1)
         keys = inverse.astype(np.uint16) if len(values) <= 65536 else inverse

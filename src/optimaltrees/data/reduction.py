@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 
@@ -41,14 +42,15 @@ class Reduction:
 
 
 def reduce_problem(data: np.ndarray | EncodedFeatures, y_index: np.ndarray, n_classes: int, *,
-                   cancel_rows: bool = True) -> Reduction:
+                   cancel_rows: bool = True, checkpoint: Callable[[], None] | None = None) -> Reduction:
     """Drop redundant features and (optionally) cancel conflicting duplicate rows.
-    ``data`` is X (n, p) or its :func:`encode_features` encoding."""
+    ``data`` is X (n, p) or its :func:`encode_features` encoding; ``checkpoint()``
+    runs between steps (a time limit raises there)."""
     enc = data if isinstance(data, EncodedFeatures) else encode_features(np.asarray(data, dtype=np.float64))
     y = np.asarray(y_index).reshape(-1)
     n = enc.n_samples
     features = _distinct_features(enc.rank)
-    group = _row_groups(enc.rank[features])
+    group = _row_groups(enc.rank[features], checkpoint)
     rows = np.arange(n)
     offset = 0.0
     counts = _group_counts(group, y, n_classes)
@@ -84,12 +86,26 @@ def _distinct_features(rank: np.ndarray) -> np.ndarray:
     return np.asarray(kept, dtype=np.intp)
 
 
-def _row_groups(rank: np.ndarray) -> np.ndarray:
-    """Group id of each row (identical rows share one), from the (p, n) ranks."""
-    rows = np.ascontiguousarray(rank.T)
-    as_bytes = rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).reshape(-1)
-    _, group = np.unique(as_bytes, return_inverse=True)
-    return group.reshape(-1)
+def _row_groups(rank: np.ndarray, checkpoint: Callable[[], None] | None = None) -> np.ndarray:
+    """Group id of each row (identical rows share one), from the (p, n) ranks.
+
+    Groups are refined one column at a time, so ``checkpoint()`` can stop it
+    between columns, and it ends as soon as every row is alone (on numeric
+    data, usually after a column or two)."""
+    n = rank.shape[1]
+    group = np.zeros(n, dtype=np.int64)
+    n_groups = 1
+    for f in range(rank.shape[0]):
+        if n_groups == n:
+            break
+        if checkpoint is not None:
+            checkpoint()
+        # < n groups times <= n ranks: fits in int64 for any n below 2^31
+        key = group * (int(rank[f].max(initial=0)) + 1) + rank[f]
+        uniq, group = np.unique(key, return_inverse=True)
+        group = group.reshape(-1)
+        n_groups = len(uniq)
+    return group
 
 
 def _group_counts(group: np.ndarray, y: np.ndarray, n_classes: int) -> np.ndarray | None:

@@ -48,8 +48,14 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         switch off the similarity-bound pruning (it is unsound under this
         constraint), so searches are slower.
     memory_limit : float or None, default=None
-        Megabytes for the cache of solved subproblems; once full, new results are
-        no longer cached (the search stays exact, only slower).
+        Megabytes for what the search allocates: its buffers (sized by rows x
+        features x depth; a limit below them is an error that names their
+        size), its node pool and its cache of solved subproblems.  What the
+        buffers and pool leave over is cache; once it is full, new results
+        are no longer cached (the search stays exact, only slower).  If the
+        pool alone outgrows the limit the search stops with its best tree
+        (``memory_out_``, not proven).  The Python process, the input and its
+        sorted copies are not counted.
     n_jobs : int or None, default=None
         Threads that split the root's features between them, pruning against
         each other's best tree.  None means 1, -1 all cores (scikit-learn's
@@ -87,6 +93,7 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
     timed_out_ : bool       the time limit stopped the search
     interrupted_ : bool     Ctrl-C stopped the search (the best tree so far is kept)
     stopped_ : bool         the callback stopped the search
+    memory_out_ : bool      the memory limit stopped the search (the best tree so far is kept)
     fit_time_ : float       seconds spent in ``fit`` (validation, encoding, search, export)
     trace_ : list of TracePoint
         (time, error, objective, lower_bound) at every better tree or bound;
@@ -181,7 +188,8 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
                 X, y_index, self.n_classes_, int(self.max_depth),
                 node_cost=node_cost,
                 max_gap=float(self.max_gap) * n,
-                min_samples_leaf=int(self.min_samples_leaf),
+                # above n only the root leaf is allowed either way; keeps the engine's int32
+                min_samples_leaf=int(min(self.min_samples_leaf, n)),
                 time_limit=self.time_limit,
                 memory_limit_mb=self.memory_limit,
                 n_threads=effective_n_jobs(self.n_jobs),
@@ -189,6 +197,7 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
                 schedule=self.schedule,
                 callback=callback if (line is not None or user_callback is not None) else None,
                 progress_every=0.2 if line is not None else 0.5,
+                clock_start=start,
             )
         finally:
             if line is not None:
@@ -217,8 +226,12 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             warnings.warn("search interrupted (Ctrl-C): returning the best tree found so far, "
                           "not proven optimal", RuntimeWarning, stacklevel=2)
         self.stopped_ = result.stopped
+        self.memory_out_ = result.memory_out
+        if result.memory_out:
+            warnings.warn(f"memory_limit={self.memory_limit:g} MB reached: the search stopped with the "
+                          "best tree found so far, not proven optimal", RuntimeWarning, stacklevel=2)
         self.trace_ = result.trace
-        stopped_early = result.timed_out or result.interrupted or result.stopped
+        stopped_early = result.timed_out or result.interrupted or result.stopped or result.memory_out
         self.is_optimal_ = (not stopped_early) and objective - self.lower_bound_ <= 1e-9 * max(1.0, objective)
         self.gap_ = objective - self.lower_bound_
         self.fit_time_ = time.perf_counter() - start

@@ -30,7 +30,8 @@ class SearchResult:
     interrupted: bool = False   # stopped by Ctrl-C: the best tree so far, not proven
     stopped: bool = False       # stopped by the callback
     trace: list[TracePoint] = field(default_factory=list)
-    trace_trees: list[Tree] = field(default_factory=list)   # the tree of each trace point
+    trace_trees: list[Tree] = field(default_factory=list)   # each trace point's tree, when asked for
+    memory_out: bool = False    # the memory limit stopped the search
 
 
 def search_tree(
@@ -49,6 +50,8 @@ def search_tree(
     schedule: str = "luby",
     callback: Callable[[Progress], object] | None = None,
     progress_every: float = 0.5,
+    clock_start: float | None = None,
+    trace_trees: bool = False,
 ) -> SearchResult:
     """Minimise errors + node_cost * branching nodes over trees of depth <= max_depth.
 
@@ -58,30 +61,61 @@ def search_tree(
     (see :mod:`optimaltrees.search.strategies`) relaxed by ``schedule``.
     ``callback(progress)`` is called on every better tree and every
     ``progress_every`` seconds; returning False stops the search.
+    ``time_limit`` counts from ``clock_start`` (a ``time.perf_counter()``
+    value; default: now), so a caller's own preparation counts too.
+    ``trace_trees``: also rebuild the tree of every trace point
+    (``SearchResult.trace_trees``; costs a pass over the data per point).
     With ``n_threads > 1`` (exhaustive only) one engine per thread claims root
     features from a shared counter and prunes against the best tree of every
     thread; each engine keeps its own buffers and cache.
     """
-    start = time.perf_counter()
+    start = time.perf_counter() if clock_start is None else clock_start
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown search strategy {strategy!r}; expected one of {STRATEGIES}")
-    # Cancelling conflicting duplicates leaves the optimum's position unchanged
-    # but shifts the Gini choices of a greedy first tree away from CART's; the
-    # anytime strategies keep every row (the conflicts still give the bound).
-    cancel = min_samples_leaf <= 1 and strategy == "exhaustive"
-    red = reduce_problem(encode_features(X), y_index, n_classes, cancel_rows=cancel)
-    enc = red.enc
-    y32 = np.ascontiguousarray(red.y, dtype=np.int32)
-    if strategy != "exhaustive":
-        n_threads = 1
-    n_threads = max(1, min(int(n_threads), enc.n_features)) if max_depth >= 2 else 1
-    per_engine_mb = -1.0 if memory_limit_mb is None else float(memory_limit_mb) / n_threads
-    engines = [
-        Engine(enc.order, enc.rank, y32, int(n_classes), int(max_depth), float(node_cost),
-               float(max_gap), int(min_samples_leaf), per_engine_mb)
-        for _ in range(n_threads)
-    ]
     limit = -1.0 if time_limit is None else float(time_limit)
+    if memory_limit_mb is not None and memory_limit_mb >= 2.0**40:
+        memory_limit_mb = None       # beyond any machine (and beyond size_t in bytes)
+
+    def checkpoint() -> None:
+        if limit > 0 and time.perf_counter() - start > limit:
+            raise _OutOfTime
+
+    # Preparation (sorting every column) takes seconds on millions of rows:
+    # the time limit and Ctrl-C stop it too, and the fit gets the best tree
+    # known without a search, a single leaf.
+    try:
+        # Cancelling conflicting duplicates leaves the optimum's position unchanged
+        # but shifts the Gini choices of a greedy first tree away from CART's; the
+        # anytime strategies keep every row (the conflicts still give the bound).
+        cancel = min_samples_leaf <= 1 and strategy == "exhaustive"
+        red = reduce_problem(encode_features(X, checkpoint), y_index, n_classes, cancel_rows=cancel,
+                             checkpoint=checkpoint)
+        checkpoint()
+        enc = red.enc
+        y32 = np.ascontiguousarray(red.y, dtype=np.int32)
+        if strategy != "exhaustive":
+            n_threads = 1
+        n_threads = max(1, min(int(n_threads), enc.n_features)) if max_depth >= 2 else 1
+        per_engine_mb = -1.0 if memory_limit_mb is None else float(memory_limit_mb) / n_threads
+        engines = []
+        for _ in range(n_threads):
+            engines.append(Engine(enc.order, enc.rank, y32, int(n_classes), int(max_depth),
+                                  float(node_cost), float(max_gap), int(min_samples_leaf),
+                                  per_engine_mb))
+            checkpoint()
+        if memory_limit_mb is not None:
+            need = sum(e.memory_bytes for e in engines) / 2**20
+            if need > memory_limit_mb:
+                raise ValueError(
+                    f"memory_limit={memory_limit_mb:g} MB is below the {need:.1f} MB the search's "
+                    f"buffers need for {enc.n_samples} rows x {enc.n_features} features at depth "
+                    f"{max_depth}{f' on {n_threads} threads' if n_threads > 1 else ''}")
+    except _OutOfTime:
+        return _leaf_result(X, y_index, n_classes, start, interrupted=False)
+    except KeyboardInterrupt:
+        return _leaf_result(X, y_index, n_classes, start, interrupted=True)
+    # the engines' clocks start now: give them what is left of the fit's limit
+    engine_limit = max(limit - (time.perf_counter() - start), 1e-9) if limit > 0 else -1.0
     offset = red.offset
     known = red.conflict_bound
 
@@ -117,9 +151,9 @@ def search_tree(
         engine.set_hook(make_hook(k), progress_every)
     restart_log = None
     if strategy == "exhaustive" and n_threads == 1:
-        outcomes = [engines[0].solve(limit, known)]
+        outcomes = [engines[0].solve(engine_limit, known)]
     elif strategy == "exhaustive":
-        outcomes = _solve_in_threads(engines, limit, known, shared)
+        outcomes = _solve_in_threads(engines, engine_limit, known, shared)
     else:
         def on_restart(index: int, best: float, lower: float) -> None:
             state["restart"] = index + 1
@@ -149,7 +183,8 @@ def search_tree(
     lower_bound = min(o[1] for o in outcomes)
     interrupted = any(bool(e.interrupted) for e in engines)
     stopped = state["stop"] and not interrupted
-    timed_out = any(o[3] for o in outcomes) and not interrupted and not stopped
+    memory_out = any(bool(e.memory_out) for e in engines) and not interrupted and not stopped
+    timed_out = any(o[3] for o in outcomes) and not interrupted and not stopped and not memory_out
     # the answer always closes the trace (a leaf, a cached root, depth <= 1
     # never pass through the root-improvement hook)
     if not points or objective < points[-1][1] - 1e-12:
@@ -160,7 +195,7 @@ def search_tree(
     pools = [e.tree_arrays() for e in engines]
     tree = _tree_from_pool(pools[best], int(root), enc, red.features, X, y_index, n_classes)
     trace, trace_trees = _trace(points, pools, enc, red.features, X, y_index, n_classes, offset,
-                                node_cost)
+                                node_cost, trace_trees)
     stats = {
         "subproblems": sum(int(e.n_subproblems) for e in engines),
         "d2_calls": sum(int(e.n_d2) for e in engines),
@@ -171,29 +206,63 @@ def search_tree(
         "threads": n_threads,
         "features_used": int(len(red.features)),
         "rows_cancelled": red.rows_removed,
+        "search_megabytes": sum(e.memory_bytes for e in engines) / 2**20,
     }
     if restart_log is not None:
         stats["restarts"] = restart_log.restarts
         stats["rule_cuts"] = restart_log.rule_cuts
     return SearchResult(tree, float(objective) + offset, float(lower_bound) + offset,
                         bool(timed_out), time.perf_counter() - start, stats, interrupted,
-                        stopped, trace, trace_trees)
+                        stopped, trace, trace_trees, memory_out)
 
 
-def _trace(points, pools, enc, features, X, y_index, n_classes, offset, node_cost):
-    """Trace points with each tree's recomputed training error."""
+class _OutOfTime(Exception):
+    """The time limit passed while the search was being prepared."""
+
+
+def _leaf_result(X: np.ndarray, y_index: np.ndarray, n_classes: int, start: float, *,
+                 interrupted: bool) -> SearchResult:
+    """The single leaf: what a fit stopped before its search started returns."""
+    counts = np.bincount(y_index, minlength=n_classes).astype(np.float64)
+    tree = Tree([-1], [0.0], [-1], [-1], counts[None, :], X.shape[1])
+    objective = float(len(y_index) - counts.max())
+    seconds = time.perf_counter() - start
+    return SearchResult(tree, objective, 0.0, not interrupted, seconds, {"prepared": False},
+                        interrupted, False, [TracePoint(seconds, int(objective), objective, 0.0)], [tree])
+
+
+def _trace(points, pools, enc, features, X, y_index, n_classes, offset, node_cost, with_trees):
+    """Trace points; each tree is rebuilt on the data (its error recounted)
+    only ``with_trees``: on many rows that costs seconds per point, after the
+    time limit.  Otherwise a point's error is its objective less the node
+    cost of its tree, exact in the search's integer counts."""
     trace: list[TracePoint] = []
     trees: list[Tree] = []
     for t, obj, lb, k, root in points:
-        tree = _tree_from_pool(pools[k], root, enc, features, X, y_index, n_classes)
-        errors = tree.training_errors()
         objective = obj + offset
+        if with_trees:
+            tree = _tree_from_pool(pools[k], root, enc, features, X, y_index, n_classes)
+            errors = tree.training_errors()
+            trees.append(tree)
+        else:
+            errors = round(objective - node_cost * _pool_branches(pools[k], root))
         lower = min(lb + offset, objective)
         if trace and lower < trace[-1].lower_bound:
             lower = trace[-1].lower_bound
         trace.append(TracePoint(t, int(errors), float(objective), float(lower)))
-        trees.append(tree)
     return trace, trees
+
+
+def _pool_branches(pool: np.ndarray, root: int) -> int:
+    """Branching nodes of the pool's subtree at ``root``."""
+    feature, left, right = pool[0], pool[3], pool[4]
+    count, stack = 0, [root]
+    while stack:
+        node = stack.pop()
+        if feature[node] >= 0:
+            count += 1
+            stack += [int(left[node]), int(right[node])]
+    return count
 
 
 def _solve_in_threads(engines: list[Engine], time_limit: float, known_lb: float,
@@ -241,12 +310,14 @@ def _solve_in_threads(engines: list[Engine], time_limit: float, known_lb: float,
 def _tree_from_pool(pool: np.ndarray, root: int, enc: EncodedFeatures, features: np.ndarray,
                     X: np.ndarray, y_index: np.ndarray, n_classes: int) -> Tree:
     """Copy the subtree at ``root`` out of the engine's shared node pool (preorder),
-    in the original feature indices; class counts from the full training data."""
+    in the original feature indices; class counts from the full training data,
+    counted as the rows are routed (one pass over the data)."""
     feat_p, lo_p, hi_p, left_p, right_p = pool
     feature: list[int] = []
     threshold: list[float] = []
     left: list[int] = []
     right: list[int] = []
+    value: list[np.ndarray] = []
 
     def emit(node: int, rows: np.ndarray) -> int:
         idx = len(feature)
@@ -254,6 +325,7 @@ def _tree_from_pool(pool: np.ndarray, root: int, enc: EncodedFeatures, features:
         threshold.append(0.0)
         left.append(-1)
         right.append(-1)
+        value.append(np.bincount(y_index[rows], minlength=n_classes))
         f = int(feat_p[node])
         if f >= 0:
             column = X[rows, features[f]]
@@ -272,6 +344,4 @@ def _tree_from_pool(pool: np.ndarray, root: int, enc: EncodedFeatures, features:
         return idx
 
     emit(root, np.arange(X.shape[0]))
-    tree = Tree(feature, threshold, left, right, np.zeros((len(feature), n_classes)), X.shape[1])
-    tree.value = tree.decision_path_counts(X, y_index, n_classes)
-    return tree
+    return Tree(feature, threshold, left, right, np.array(value, dtype=np.float64), X.shape[1])

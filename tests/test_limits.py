@@ -1,0 +1,117 @@
+"""Limits hold for the whole fit, preparation included (README: Limits).
+
+Each test uses data on which the limit used to be overrun by seconds to
+minutes, and allows a margin far above the documented one, so that a loaded
+machine does not fail it but a limit that is ignored does."""
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from optimaltrees import OptimalTreeClassifier
+
+
+def _timed_fit(X, y, **params):
+    start = time.perf_counter()
+    clf = OptimalTreeClassifier(**params).fit(X, y)
+    return clf, time.perf_counter() - start
+
+
+@pytest.mark.parametrize("depth", [1, 2])
+def test_time_limit_holds_with_one_class_per_row(depth):
+    # every row its own class: the class maxima used to cost O(classes) per
+    # threshold (depth 1 on 100k rows: 13 s; depth 2 on 60k rows: minutes)
+    rng = np.random.default_rng(0)
+    n = 60_000
+    X = rng.normal(size=(n, 3))
+    y = np.arange(n)
+    clf, seconds = _timed_fit(X, y, max_depth=depth, time_limit=1.0)
+    assert seconds < 1.0 + 3.0
+    assert clf.train_error_ <= n - 1
+    if depth == 1:   # a single scan: finishes, proven
+        assert clf.is_optimal_ and clf.train_error_ == n - 2
+
+
+def test_time_limit_covers_preparation():
+    # sorting 1M rows x 12 columns takes seconds: the limit stops it and the
+    # fit returns the majority leaf, flagged as timed out
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(1_000_000, 12))
+    y = (X[:, 0] > 0.3).astype(int)
+    clf, seconds = _timed_fit(X, y, max_depth=3, time_limit=0.05)
+    assert seconds < 0.05 + 1.5
+    assert clf.timed_out_ and not clf.is_optimal_ and not clf.interrupted_
+    assert clf.tree_.node_count == 1
+    assert clf.train_error_ == int(np.sum(y != 0))
+    assert clf.lower_bound_ == 0.0
+    assert np.all(clf.predict(X[:5]) == 0)
+
+
+@pytest.mark.skipif(os.name != "posix", reason="sends SIGINT to this process")
+def test_ctrl_c_during_preparation_returns_a_leaf():
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(1_000_000, 16))
+    y = (X[:, 0] > 0).astype(int)
+    timer = threading.Timer(0.3, os.kill, (os.getpid(), signal.SIGINT))
+    timer.start()
+    try:
+        with pytest.warns(RuntimeWarning, match="interrupted"):
+            clf, seconds = _timed_fit(X, y, max_depth=3)
+    finally:
+        timer.cancel()
+    assert seconds < 0.3 + 2.0
+    assert clf.interrupted_ and not clf.is_optimal_ and not clf.timed_out_
+    assert clf.tree_.node_count == 1
+
+
+def _binary_data(n=800, p=60, seed=3):
+    rng = np.random.default_rng(seed)
+    X = (rng.random((n, p)) < 0.4).astype(float)
+    y = ((X[:, 0] + X[:, 1] * X[:, 2] + rng.random(n)) > 1.2).astype(int)
+    return X, y
+
+
+def test_memory_limit_below_the_buffers_is_refused():
+    X, y = _binary_data()
+    with pytest.raises(ValueError, match=r"memory_limit=0.01 MB is below the [0-9.]+ MB"):
+        OptimalTreeClassifier(max_depth=4, memory_limit=0.01).fit(X, y)
+
+
+@pytest.mark.parametrize("limit", [1.0, 3.0])
+def test_memory_limit_bounds_what_the_search_holds(limit):
+    # without a limit this search holds far more than 1-3 MB (cache and node
+    # pool); with one, everything it allocates stays under the limit, and a
+    # search that had to stop says so and keeps a valid tree and bound
+    X, y = _binary_data()
+    clf = OptimalTreeClassifier(max_depth=5, memory_limit=limit, time_limit=20)
+    with pytest.warns(RuntimeWarning, match="memory_limit"):
+        clf.fit(X, y)
+    assert clf.stats_["search_megabytes"] <= limit * 1.001
+    assert clf.memory_out_ and not clf.is_optimal_ and not clf.timed_out_
+    assert clf.train_error_ == int(np.sum(clf.predict(X) != y))
+    assert clf.lower_bound_ <= clf.train_error_
+
+
+def test_memory_limit_keeps_a_finished_search_exact():
+    X, y = _binary_data(n=200, p=12, seed=4)
+    free = OptimalTreeClassifier(max_depth=3).fit(X, y)
+    capped = OptimalTreeClassifier(max_depth=3, memory_limit=0.5).fit(X, y)
+    assert free.is_optimal_ and capped.is_optimal_
+    assert capped.train_error_ == free.train_error_
+    assert capped.stats_["search_megabytes"] <= 0.5
+
+
+def test_time_limit_holds_for_an_anytime_search_on_many_rows():
+    # each trace point used to be rebuilt on every row after the limit
+    # (200k rows, 5 points: 1.9 s over); now only the answer is
+    rng = np.random.default_rng(5)
+    n = 200_000
+    X = rng.normal(size=(n, 6))
+    y = ((X[:, 0] + X[:, 1] * X[:, 2] + 0.5 * rng.normal(size=n)) > 0.3).astype(int) + (X[:, 3] > 1)
+    clf, seconds = _timed_fit(X, y, max_depth=4, search="discrepancy", time_limit=4.0)
+    assert seconds < 4.0 + 1.5
+    assert clf.timed_out_ and len(clf.trace_) >= 2
+    assert clf.trace_[-1].error == clf.train_error_ == int(np.sum(clf.predict(X) != y))
