@@ -76,6 +76,7 @@ def test_reader_categorical_columns_are_one_hot_for_numeric_methods(categorical_
     ("a,a,y\n1,2,0\n", "repeats a column name"),
     ("y\n1\n2\n", "no feature columns"),
     ("\n\n", "no data rows"),
+    ("a,b,y\n", "has a header but no data rows"),
 ])
 def test_reader_errors_name_the_problem(tmp_path, text, message):
     with pytest.raises(ValueError, match=message.replace("(", r"\(").replace("'", "'")):
@@ -219,7 +220,35 @@ def test_predict_wrong_columns(tmp_path, numeric_csv, capsys):
     main(["fit", numeric_csv, "--depth", "1", "--out", model])
     other = _write(tmp_path / "o.csv", "p,q,y\n1,2,0\n")
     assert main(["predict", model, other]) == 1
-    assert "the model needs the columns a, b, c" in capsys.readouterr().err
+    assert "the model needs the column(s) a, b, c" in capsys.readouterr().err
+
+
+def test_predict_never_matches_differently_named_columns_by_position(tmp_path, numeric_csv, capsys):
+    model = str(tmp_path / "m.json")
+    main(["fit", numeric_csv, "--depth", "2", "--out", model])
+    lines = open(numeric_csv).read().splitlines()
+    renamed = _write(tmp_path / "r.csv", "\n".join(["a,b,z,y"] + lines[1:]) + "\n")
+    capsys.readouterr()
+    assert main(["predict", model, renamed]) == 1
+    err = capsys.readouterr().err
+    assert "needs the column(s) c," in err and "a, b, z" in err
+    # a file without a header has no names to disagree: columns in the model's order
+    bare = _write(tmp_path / "bare.csv", "\n".join(lines[1:]) + "\n")
+    assert main(["predict", model, bare]) == 0
+    assert [int(v) for v in capsys.readouterr().out.split()] == list(read_table(numeric_csv).y)
+
+
+def test_predict_refuses_category_values_unseen_in_training(tmp_path, categorical_csv, capsys):
+    model = str(tmp_path / "m.json")
+    assert main(["fit", categorical_csv, "--depth", "2", "--out", model]) == 0
+    new = _write(tmp_path / "new.csv", "colour,size,label\nred,S,yes\npurple,M,no\n")
+    capsys.readouterr()
+    assert main(["predict", model, new]) == 1
+    assert "never saw in training: colour=purple" in capsys.readouterr().err
+    # values that do not occur in a file are fine (their one-hot columns are 0)
+    subset = _write(tmp_path / "sub.csv", "colour,size,label\nred,S,yes\nblue,M,no\n")
+    assert main(["predict", model, subset]) == 0
+    assert capsys.readouterr().out.split() == ["yes", "no"]
 
 
 def test_help_and_usage_errors(capsys):

@@ -235,7 +235,7 @@ def _load(path: str):
         raise CliError(f"no such model file: {path}")
     try:
         return load_model(path)
-    except (ValueError, KeyError, TypeError, AttributeError, ImportError) as exc:
+    except (ValueError, OSError) as exc:   # load_model refuses any bad content with ValueError
         raise CliError(f"{path}: not a model file this optimaltrees can read ({exc})") from None
 
 
@@ -256,11 +256,12 @@ def cmd_predict(args) -> int:
         X = table.X
     if columns is not None and set(columns) <= set(map(str, X.columns)):
         X = X[columns]
-    elif columns is not None and len(X.columns) == len(columns):
-        X = X.set_axis(columns, axis=1)
+    elif columns is not None and not table.named and len(X.columns) == len(columns):
+        X = X.set_axis(columns, axis=1)     # no header: the columns are taken in the model's order
     elif columns is not None:
-        raise CliError(f"{args.data}: the model needs the columns {', '.join(columns)}; the file has "
-                       f"{', '.join(map(str, X.columns))}")
+        missing = [c for c in columns if c not in set(map(str, X.columns))]
+        raise CliError(f"{args.data}: the model needs the column(s) {', '.join(missing)}, which the file "
+                       f"does not have (its columns: {', '.join(map(str, X.columns))})")
     from optimaltrees import SATTreeClassifier
 
     if not isinstance(model, SATTreeClassifier):
@@ -269,6 +270,12 @@ def cmd_predict(args) -> int:
         X = Table(X, None, None, table.path).numeric()
         expected = getattr(model, "feature_names_in_", None)
         if expected is not None:
+            unseen = [str(c) for c in X.columns if c not in set(expected)]
+            if unseen:
+                raise CliError(f"{args.data}: value(s) the model never saw in training: "
+                               f"{', '.join(unseen[:10])}{' ...' if len(unseen) > 10 else ''}; "
+                               "it cannot route them")
+            # a category value absent from this file is simply 0 in its column
             X = X.reindex(columns=list(expected), fill_value=0.0)
         else:   # fitted on a plain matrix: pass one (no column-name checks to trip over)
             X = X.to_numpy(dtype=float)

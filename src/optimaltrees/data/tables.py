@@ -32,6 +32,7 @@ class Table:
     y: np.ndarray | None       # labels (numbers when they all parse, else strings); None: no label column
     label: str | None          # name of the label column
     path: str
+    named: bool = True         # column names come from a header (else x0, x1, ...)
 
     @property
     def feature_names(self) -> list[str]:
@@ -70,8 +71,10 @@ def _split(line: str, sep: str | None) -> list[str]:
 
 def _has_header(rows: list[list[str]]) -> bool:
     first, rest = rows[0], rows[1:200]
-    if not rest or all(_is_number(v) for v in first):
+    if all(_is_number(v) for v in first):
         return False
+    if not rest:      # one line with words in it: a header without data, not a data row
+        return True
     for j, v in enumerate(first):
         if any(len(r) > j and r[j] == v for r in rest):
             return False
@@ -126,13 +129,13 @@ def read_table(path: str | Path, label: str | int | bool | None = None, header: 
         else:
             cols[name] = np.array(values, dtype=object)
     if j < 0:     # label=False: every column is a feature (data to predict)
-        return Table(pd.DataFrame(cols), None, None, str(path))
+        return Table(pd.DataFrame(cols), None, None, str(path), named=header)
     y = cols.pop(names[j])
     if y.dtype != object and np.all(y == np.round(y)):
         y = y.astype(np.int64)
     if not cols:
         raise ValueError(f"{path}: no feature columns besides the label {names[j]!r}")
-    return Table(pd.DataFrame(cols), y, names[j], str(path))
+    return Table(pd.DataFrame(cols), y, names[j], str(path), named=header)
 
 
 def _label_index(label, names: list[str], header: bool, sep, path) -> int:
