@@ -52,6 +52,8 @@ def check_raw_labels(y) -> None:
     ones (None, NaN, pandas NA) and strings mixed with numbers (``[1, '1']``
     becomes two equal strings, one class).  Only object-typed input (lists,
     object arrays and Series) can hold these; numeric arrays pass at once."""
+    if y is None:
+        return      # scikit-learn's own "requires y" message follows
     dtype = getattr(y, "dtype", None)
     if dtype is not None and getattr(dtype, "kind", "O") in "biufUSM":
         return
