@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from optimaltrees import DecisionDiagramClassifier, OptimalTreeClassifier, SATTreeClassifier, Tree
+from optimaltrees.model.export import export_text
 from optimaltrees import io
 from optimaltrees.cli import main
 from optimaltrees.io import load_model, model_from_dict, model_to_dict
@@ -525,3 +526,17 @@ def test_random_damage_loads_a_working_model_or_raises_value_error(saved, data, 
         assert proba.shape == (len(X), len(model.classes_))
         assert set(model.predict(X).tolist()) <= set(model.classes_.tolist())
         model.export_text()
+
+
+def test_export_text_of_a_very_deep_tree_does_not_recurse():
+    # a chain 5,000 branches deep: a valid tree, deeper than Python's recursion limit
+    depth = 5000
+    feature = [0] * depth + [-1] * (depth + 1)           # branches 0..depth-1, then leaves
+    left = list(range(depth, 2 * depth)) + [-1] * (depth + 1)
+    right = list(range(1, depth)) + [2 * depth] + [-1] * (depth + 1)
+    tree = Tree.from_dict({"format": "optimaltrees.Tree", "version": 1, "n_features": 1,
+                           "feature": feature, "threshold": [float(i) for i in range(2 * depth + 1)],
+                           "children_left": left, "children_right": right,
+                           "value": [[1.0, 0.0]] * (2 * depth + 1)})
+    text = export_text(tree)
+    assert text.count("|--- ") == 2 * depth and tree.max_depth == depth

@@ -40,22 +40,26 @@ def export_text(
         errors = n - int(counts.max())
         return f"{indent}class: {cname(label)}  (samples={n}, errors={errors})"
 
-    def walk(node: int, indent: str) -> None:
+    # depth-first with an explicit stack: a deep (chain) tree cannot exhaust
+    # Python's recursion limit; entries are a node to expand or a line to emit
+    stack: list[tuple[int, str] | str] = [(0, "")]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            lines.append(item)
+            continue
+        node, indent = item
         f = tree.feature[node]
         if f < 0:
             lines.append(leaf_line(node, indent))
-            return
+            continue
         if split_labels is not None:
             left_text, right_text = split_labels[f]
         else:
             t = f"{tree.threshold[node]:.{decimals}f}"
             left_text, right_text = f"{fname(f)} <= {t}", f"{fname(f)} >  {t}"
-        lines.append(f"{indent}|--- {left_text}")
-        walk(int(tree.children_left[node]), indent + "|   ")
-        lines.append(f"{indent}|--- {right_text}")
-        walk(int(tree.children_right[node]), indent + "|   ")
-
-    walk(0, "")
+        stack += [(int(tree.children_right[node]), indent + "|   "), f"{indent}|--- {right_text}",
+                  (int(tree.children_left[node]), indent + "|   "), f"{indent}|--- {left_text}"]
     return "\n".join(lines) + "\n"
 
 
