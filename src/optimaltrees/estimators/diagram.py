@@ -15,7 +15,7 @@ from optimaltrees.model.export import export_diagram_dot, export_diagram_text
 from optimaltrees.search.diagram.heuristic import Settings
 from optimaltrees.search.diagram.skeleton import make_skeleton
 from optimaltrees.search.diagram.solve import check_solver
-from optimaltrees.search.diagram.train import fairness_rates, points_from_data, train_diagram
+from optimaltrees.search.diagram.train import encode, fairness_rates, train_diagram
 
 
 class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
@@ -28,8 +28,10 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         ``(1, 2, 4, 4, 4)``, ``(1, 2, 3, 3, 3, 3)``.  Each layer can hold at most
         twice the nodes of the one above.  Any node may also send rows straight
         to a class.
-    splits : ``"univariate"`` (one feature per node) or ``"multivariate"``
-        (a hyperplane on the [0, 1]-scaled features).
+    splits : ``"univariate"`` (one feature per node, tested exactly on the
+        original values whatever their scale: the MILP works on per-column
+        ranks) or ``"multivariate"`` (a hyperplane on the [0, 1]-scaled
+        features; a feature whose range overflows float64 is refused).
     alpha : price of using every node but the root: the objective is the
         training error rate + alpha * (used nodes - 1) / (skeleton nodes - 1).
     tree : forbid merges (in-degree <= 1): the optimal *tree* of the skeleton.
@@ -43,10 +45,25 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
     sensitive : column (index, or name for a DataFrame) of X that defines the
         two groups; it stays a feature.
     positive_class : the favourable label (default: the largest class label).
-    time_limit : seconds for the whole fit (heuristic + solver); None = until proven.
+    time_limit : seconds for the whole fit (validation, heuristic, building the
+        MILP, solver, checks); None = until proven.  The solver runs in a
+        child process that is killed 0.25 s past the limit (HiGHS cannot be
+        interrupted in some phases), so a fit ends within about 0.5 s of it;
+        with no time left for the MILP the heuristic's diagram is returned.
+        Ctrl-C returns the best diagram so far at once.
     solver : ``"highs"`` (default, installed) or ``"gurobi"`` (needs gurobipy).
     heuristic_time : seconds of heuristic restarts before the solver starts.
-    epsilon : margin that makes "<" usable in the MILP (features scaled to [0, 1]).
+    epsilon : margin that makes "<" usable in the multivariate MILP (features
+        scaled to [0, 1]); univariate tests are exact and need none.
+
+    Trust: ``is_optimal_`` is True only when the returned diagram, routed
+    through its own prediction code on the training rows, scores exactly
+    what the solver claimed and meets every constraint (min_flow, max_nodes,
+    tree, fairness).  Otherwise ``status_`` says why (``"unverified: ..."``,
+    ``"...; constraint violated ..."``, ``"heuristic (time limit ...)"``).
+    The MILP's size is estimated first: beyond ~30 million nonzeros (or a
+    skeleton of more than a million arcs, e.g. a million classes) the fit
+    is refused with a ValueError before any work.
     """
 
     def __init__(self, skeleton=(1, 2, 4, 4), *, splits: str = "univariate", alpha: float = 0.01,
@@ -152,26 +169,24 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
             fairness = (int(hit[0]), float(self.fairness_ratio))
         settings = Settings(alpha=float(self.alpha), epsilon=float(self.epsilon), tree=bool(self.tree),
                             max_nodes=self.max_nodes, min_flow=min_flow, fairness=fairness)
-        lo, hi = X.min(axis=0), X.max(axis=0)
-        span = hi - lo
-        self.scale_offset_ = lo
-        self.scale_ = np.where(span > 0, 1.0 / np.where(span > 0, span, 1.0), 0.0)
-        Xs = np.clip((X - lo) * self.scale_, 0.0, 1.0)
-        points = points_from_data(Xs, y_index, K, group)
+        deadline = None if self.time_limit is None else start + float(self.time_limit)
+        enc = encode(X, y_index, K, group, skeleton, settings, univariate=self.splits == "univariate")
         rng = np.random.default_rng(self.random_state)
-        res = train_diagram(points, skeleton, settings, multivariate=self.splits == "multivariate",
-                            time_limit=self.time_limit, solver=self.solver,
+        res = train_diagram(enc, skeleton, settings, deadline=deadline, solver=self.solver,
                             heuristic_time=float(self.heuristic_time), rng=rng,
                             threads=int(self.threads), verbose=bool(self.verbose))
-        # thresholds sit halfway between training rows: no epsilon band at predict time
-        self.diagram_ = res.placement.to_model(skeleton, lo, self.scale_, 0.0)
+        # univariate: thresholds between neighbouring training values in the original units;
+        # multivariate: halfway between the training projections; both exact (epsilon = 0)
+        self.diagram_ = res.model
+        self.scale_offset_ = res.model.offset
+        self.scale_ = res.model.scale
         self.train_error_ = int(round(res.errors))
         self.objective_ = res.objective
         self.bound_ = res.bound
         self.gap_ = 0.0 if res.objective - res.bound <= 1e-9 else (res.objective - res.bound) / max(res.objective, 1e-12)
         self.is_optimal_ = res.proven
         self.status_ = res.status
-        self.from_heuristic_ = res.status == "heuristic"
+        self.from_heuristic_ = res.from_heuristic
         self.interrupted_ = res.stats.get("solver_status") == "interrupted"
         if self.interrupted_:
             warnings.warn("fit interrupted (Ctrl-C): returning the best diagram found so far"

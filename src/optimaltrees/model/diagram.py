@@ -2,12 +2,21 @@
 
 Internal nodes are ``0 .. n_nodes - 1`` (0 is the root, ordered by layer);
 an arc target ``t`` is internal node ``t`` when ``t < n_nodes`` and the
-terminal of class ``t - n_nodes`` otherwise.  Hyperplanes act on features
-min-max scaled on the training data (``offset``, ``scale``) and clipped to
-[0, 1], as the MILP's big-M values assume.  A row goes to the positive side
-when ``coef @ x >= threshold`` and to the negative side when
-``coef @ x <= threshold - epsilon``; a row inside that band (never a
-training row) goes to the nearer side.
+terminal of class ``t - n_nodes`` otherwise.  Hyperplanes act on the
+features mapped by ``(x - offset) * scale``.
+
+Two rules, told apart by ``epsilon``:
+
+* ``epsilon == 0`` (every fitted model): exact.  A row goes to the positive
+  side iff ``coef @ ((x - offset) * scale) >= threshold``, with no tolerance
+  and no clipping, so the training rows go exactly where the fit verified
+  they go.  Univariate diagrams use ``offset = 0``, ``scale = 1`` and a
+  threshold between two neighbouring training values in the original units
+  (extreme, outlying and denormal values included).
+* ``epsilon > 0`` (the MILP's own rule, e.g. a raw solver answer): features
+  clipped to [0, 1] as the big-M values assume; positive when
+  ``coef @ x >= threshold`` (up to 1e-7 solver slack), negative when
+  ``<= threshold - epsilon``; a row inside that band goes to the nearer side.
 """
 from __future__ import annotations
 
@@ -19,6 +28,23 @@ import numpy as np
 _TOL = 1e-7   # solver feasibility slack allowed on either side of a hyperplane
 
 
+def project(coef: np.ndarray, Xs: np.ndarray) -> np.ndarray:
+    """Row-wise ``coef . x`` as the exact rule computes it (the fit computes
+    its thresholds with this very function, so training rows land on the
+    side it verified): zero coefficients contribute exactly 0 (never
+    ``0 * inf``), and a single nonzero coefficient of 1 gives x_j bit for bit."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.where(coef != 0, coef * Xs, 0.0).sum(axis=1)
+
+
+def scale_features(X: np.ndarray, offset: np.ndarray, scale: np.ndarray) -> np.ndarray:
+    """``(X - offset) * scale``, 0 where ``scale`` is 0 (constant features)."""
+    X = np.asarray(X, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        Xs = (X - offset) * scale
+    return np.where(scale == 0, 0.0, Xs)
+
+
 @dataclass(frozen=True)
 class DecisionDiagram:
     coef: np.ndarray         # (n_nodes, n_features) on scaled features
@@ -27,9 +53,9 @@ class DecisionDiagram:
     positive: np.ndarray     # (n_nodes,) target of the positive arc
     layer: np.ndarray        # (n_nodes,) decision layer of each node
     n_classes: int
-    offset: np.ndarray       # (n_features,) training minimum
-    scale: np.ndarray        # (n_features,) 1 / training range (0 for a constant feature)
-    epsilon: float
+    offset: np.ndarray       # (n_features,) training minimum (0 for univariate diagrams)
+    scale: np.ndarray        # (n_features,) 1 / training range, 0 for a constant feature (1 for univariate)
+    epsilon: float           # 0: the exact rule; > 0: the MILP's band rule on clipped features
 
     @property
     def n_nodes(self) -> int:
@@ -64,11 +90,18 @@ class DecisionDiagram:
         return bool(np.all(self.in_degree()[1:] <= 1))
 
     def scale_input(self, X: np.ndarray) -> np.ndarray:
-        return np.clip((np.asarray(X, dtype=np.float64) - self.offset) * self.scale, 0.0, 1.0)
+        X = np.asarray(X, dtype=np.float64)
+        if self.epsilon == 0 and np.all(self.offset == 0) and np.all(self.scale == 1):
+            return X     # univariate: the original values, bit for bit
+        Xs = scale_features(X, self.offset, self.scale)
+        return np.clip(Xs, 0.0, 1.0) if self.epsilon > 0 else Xs
 
     def _side(self, nodes: np.ndarray, Xs: np.ndarray) -> np.ndarray:
         """True where the row goes to the positive side of its node."""
-        delta = np.einsum("ij,ij->i", self.coef[nodes], Xs) - self.threshold[nodes]
+        coef = self.coef[nodes]
+        if self.epsilon == 0:
+            return project(coef, Xs) >= self.threshold[nodes]
+        delta = np.einsum("ij,ij->i", coef, Xs) - self.threshold[nodes]
         return (delta >= -_TOL) | ((delta > -self.epsilon + _TOL) & (delta >= -self.epsilon / 2))
 
     def route_scaled(self, Xs: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

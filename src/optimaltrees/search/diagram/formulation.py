@@ -2,14 +2,20 @@
 any solver takes it (HiGHS through ``passModel``, Gurobi through ``addMConstr``).
 
 Rows are per distinct training point with class counts as weights (rows
-with equal features follow one path).  Hyperplane constraints (13)/(14)
-use big-M values that hold for features in [0, 1] under ``||a||_1 <= 1``:
-per point M- = 1 + max_j x_ij + epsilon and M+ = 1 + max_j x_ij, so flows
-and sides stay continuous (only lambda, the arcs y and univariate feature
-choices are integer; Theorem 1 makes the flows integral).
+with equal features follow one path).  Univariate points hold per-column
+*ranks* (0, 1, 2, ... over the distinct values), so a candidate test
+"rank_j >= r" is exact whatever the original values (outliers, 1e19,
+denormals).  Multivariate points hold features scaled to [0, 1], and the
+hyperplane constraints (13)/(14) use big-M values that hold there under
+``||a||_1 <= 1``: per point M- = 1 + max_j x_ij + epsilon and
+M+ = 1 + max_j x_ij, so flows and sides stay continuous (only lambda, the
+arcs y and univariate feature choices are integer; Theorem 1 makes the
+flows integral).  The size is estimated before anything is built
+(:func:`milp_size`), and the builder gives up at a deadline.
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,8 +48,13 @@ class Milp:
         return len(self.row_lower)
 
 
+class OutOfTime(Exception):
+    """The deadline passed while the MILP was being built."""
+
+
 class _Builder:
-    def __init__(self) -> None:
+    def __init__(self, deadline: float | None = None) -> None:
+        self.deadline = deadline
         self.lower: list[np.ndarray] = []
         self.upper: list[np.ndarray] = []
         self.integer: list[np.ndarray] = []
@@ -55,7 +66,12 @@ class _Builder:
         self.hi: list[np.ndarray] = []
         self.n_rows = 0
 
+    def check_time(self) -> None:
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            raise OutOfTime
+
     def cols(self, shape, lb: float, ub: float, integer: bool = False) -> np.ndarray:
+        self.check_time()
         size = int(np.prod(shape))
         ids = np.arange(self.n_cols, self.n_cols + size).reshape(shape)
         self.n_cols += size
@@ -66,6 +82,7 @@ class _Builder:
 
     def rows(self, cols: np.ndarray, vals, lo, hi) -> None:
         """One row per leading index of ``cols`` (R, k); ``vals`` broadcasts to it."""
+        self.check_time()
         cols = np.atleast_2d(cols)
         R, k = cols.shape
         vals = np.broadcast_to(np.asarray(vals, dtype=float), (R, k))
@@ -77,6 +94,7 @@ class _Builder:
         self.n_rows += R
 
     def build(self, cost: np.ndarray, index: dict, n_features: int) -> Milp:
+        self.check_time()
         r, c, v = (np.concatenate(x) if x else np.empty(0) for x in (self.r, self.c, self.v))
         keep = v != 0
         A = sparse.csc_matrix((v[keep], (r[keep].astype(np.int64), c[keep].astype(np.int64))),
@@ -90,12 +108,58 @@ INF = np.inf
 
 
 MAX_TEST_NONZEROS = 3_000_000   # above this, univariate splits fall back to big-M rows
+MAX_MILP_NONZEROS = 30_000_000  # refused beyond this: ~3 GB to build, far beyond what HiGHS solves
+BUILD_RATE = 2_000_000          # nonzeros built (and passed to the solver) per second, conservatively
+
+
+def milp_size(n_points: int, skeleton: Skeleton, n_features: int, *, n_tests: int | None,
+              min_flow: bool = False, fairness: bool = False) -> tuple[int, int]:
+    """(columns, nonzeros) of :func:`build_milp`, from the sizes alone (Python
+    ints, nothing allocated).  ``n_tests``: the candidate tests of univariate
+    splits, None for hyperplanes.  Exact up to the few per-node rows."""
+    P, d = int(n_points), int(n_features)
+    m, D, K = skeleton.n_internal, skeleton.depth, skeleton.n_classes
+    widths = list(skeleton.widths)
+    A = sum(w * (v + K) for w, v in zip(widths, widths[1:] + [0]))
+    A_int = sum(w * v for w, v in zip(widths, widths[1:]))       # arcs into internal nodes
+    cols = P * D + m + 2 * A + 2 * P * m + 2 * P * A
+    nnz = (2 * P + P * (2 * (m - 1) + 2 * A_int)                   # (1)
+           + 2 * P * (m + A)                                       # (2) (3)
+           + 2 * P * (m + D)                                       # (4) (5)
+           + 4 * P * A                                             # (9) (10)
+           + 8 * A + 4 * m)                                        # (6) (7) (8) (11) (12), roughly
+    if n_tests is not None and P * n_tests * m <= MAX_TEST_NONZEROS:
+        cols += m * n_tests
+        nnz += m * n_tests + 2 * m * P + m * P * n_tests
+    else:
+        cols += 2 * m * d + m
+        nnz += 2 * m * (2 * P + 2 * P * d) + 2 * m * d
+    if min_flow:
+        nnz += (m - 1) * (2 * P + 1)
+    if fairness:
+        nnz += 4 * P * K * m
+    return cols, nnz
+
+
+def check_milp_size(n_points: int, skeleton: Skeleton, n_features: int, *, n_tests: int | None,
+                    min_flow: bool = False, fairness: bool = False) -> tuple[int, int]:
+    """:func:`milp_size`, or a ValueError naming the sizes when the MILP would
+    be beyond :data:`MAX_MILP_NONZEROS` (before anything of that size exists)."""
+    cols, nnz = milp_size(n_points, skeleton, n_features, n_tests=n_tests, min_flow=min_flow, fairness=fairness)
+    if nnz > MAX_MILP_NONZEROS:
+        raise ValueError(
+            f"the diagram MILP would have ~{cols:,} variables and ~{nnz:,} nonzeros ({n_points:,} distinct "
+            f"rows x {skeleton.n_arcs:,} arcs of the skeleton {skeleton.widths} with {skeleton.n_classes} "
+            f"classes), beyond the {MAX_MILP_NONZEROS:,} it can hold: use fewer rows, fewer classes or a "
+            "smaller skeleton")
+    return cols, nnz
 
 
 def candidate_tests(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(feature, threshold) of every distinct univariate partition: "x_j >= v"
     for each distinct value v of column j but the smallest, plus "always"
-    (feature 0, threshold -inf) so that a node can send every row one way."""
+    (feature 0, threshold -inf) so that a node can send every row one way.
+    On rank-coded points the comparisons are exact (integers)."""
     feats, values = [0], [-np.inf]
     for j in range(X.shape[1]):
         v = np.unique(X[:, j])[1:]
@@ -104,16 +168,18 @@ def candidate_tests(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(feats, dtype=np.intp), np.asarray(values, dtype=float)
 
 
-def build_milp(points: Points, skeleton: Skeleton, settings: Settings, *, multivariate: bool = False) -> Milp:
+def build_milp(points: Points, skeleton: Skeleton, settings: Settings, *, multivariate: bool = False,
+               deadline: float | None = None) -> Milp:
     """The MILP.  Univariate splits choose one of the candidate tests with a
     binary per (node, test) and route by it without big-M (tight LP), unless
-    that matrix would be too large; multivariate splits use big-M hyperplanes."""
+    that matrix would be too large; multivariate splits use big-M hyperplanes.
+    Raises :class:`OutOfTime` once ``deadline`` (``time.perf_counter``) passes."""
     X, cnt = points.X, points.counts
     P, d = X.shape
     K, m, A, D = skeleton.n_classes, skeleton.n_internal, skeleton.n_arcs, skeleton.depth
     tail, head = skeleton.arc_tail, skeleton.arc_head
     eps = settings.epsilon
-    b = _Builder()
+    b = _Builder(deadline)
     lam = b.cols((P, D), 0, 1, integer=True)
     dn = b.cols((m,), 0, 1)
     yn = b.cols((A,), 0, 1, integer=True)
@@ -130,11 +196,20 @@ def build_milp(points: Points, skeleton: Skeleton, settings: Settings, *, multiv
         tf, tv = candidate_tests(X)
         if P * len(tf) * m <= MAX_TEST_NONZEROS:
             tests = (tf, tv)
+    rank_scale = None
     if tests is None:
         ap = b.cols((m, d), 0, 1, integer=not multivariate)
         an = b.cols((m, d), 0, 1 if multivariate else 0)
         bb = b.cols((m,), -1 if multivariate else 0, 1)
         index = dict(ap=ap, an=an, b=bb)
+        if not multivariate:
+            # ranks -> [0, 1] per column: neighbours are >= 1 / top apart, so a
+            # margin of half that is exact and far above the solver's 1e-7
+            top = np.maximum(X.max(axis=0), 1.0) if P else np.ones(d)
+            rank_scale = 1.0 / top
+            X = X * rank_scale
+            eps = min(eps, 0.5 / float(top.max()))
+            index.update(rank_scale=rank_scale)
     else:
         tsel = b.cols((m, len(tests[0])), 0, 1, integer=True)
         index = dict(t=tsel, test_feature=tests[0], test_value=tests[1])
@@ -290,6 +365,8 @@ def start_vector(milp: Milp, points: Points, skeleton: Skeleton, plc: Placement)
     x = np.zeros(milp.n_cols)
     m = skeleton.n_internal
     _, path, sides = plc.route(skeleton, points.X)
+    arc_of = np.full((m, m + skeleton.n_classes), -1, dtype=np.intp)    # (tail, head) -> arc id
+    arc_of[skeleton.arc_tail, skeleton.arc_head] = np.arange(skeleton.n_arcs)
     x[ix["d"][plc.active]] = 1.0
     for u in np.flatnonzero(plc.active):
         x[ix["yn"][skeleton.arc(u, int(plc.negative[u]))]] = 1.0
@@ -300,7 +377,9 @@ def start_vector(milp: Milp, points: Points, skeleton: Skeleton, plc: Placement)
         x[ix["lam"][at, layer]] = pos
         x[np.where(pos, ix["wp"][at, u], ix["wn"][at, u])] = 1.0
         target = np.where(pos, plc.positive[u], plc.negative[u])
-        arc = np.array([skeleton.arc(int(a), int(t)) for a, t in zip(u, target)], dtype=np.intp)
+        arc = arc_of[u, target]
+        if (arc < 0).any():
+            raise KeyError("the start diagram uses an arc the skeleton does not have")
         if len(arc):
             x[np.where(pos, ix["zp"][at, arc], ix["zn"][at, arc])] = 1.0
     if "t" in ix:
@@ -321,7 +400,11 @@ def start_vector(milp: Milp, points: Points, skeleton: Skeleton, plc: Placement)
         coef[~plc.active, 0] = 1.0   # univariate rows need one feature even when unused
         x[ix["ap"]] = np.maximum(coef, 0.0)
         x[ix["an"]] = np.maximum(-coef, 0.0)
-        x[ix["b"]] = np.where(plc.active, plc.threshold, 0.0)
+        threshold = np.where(plc.active, plc.threshold, 0.0)
+        if "rank_scale" in ix:    # univariate big-M: the rank threshold on the [0, 1]-scaled ranks
+            j = np.argmax(np.abs(coef), axis=1)
+            threshold = np.clip(threshold, 0.0, None) * ix["rank_scale"][j]
+        x[ix["b"]] = threshold
     return x
 
 
@@ -339,6 +422,13 @@ def placement_from_vector(milp: Milp, skeleton: Skeleton, x: np.ndarray) -> Plac
     else:
         plc.coef[:] = x[ix["ap"]] - x[ix["an"]]
         plc.threshold[:] = x[ix["b"]]
+        if "rank_scale" in ix:
+            # back to ranks: the solver's b lies within 1e-7 of the scaled ranks
+            # it separates, which are >= 1 / top apart; round onto the rank grid
+            j = np.argmax(np.abs(plc.coef), axis=1)
+            plc.coef[:] = 0.0
+            plc.coef[np.arange(m), j] = 1.0
+            plc.threshold[:] = np.ceil(plc.threshold / ix["rank_scale"][j] - 0.25)
     for name, arr in (("yn", plc.negative), ("yp", plc.positive)):
         on = np.flatnonzero(x[ix[name]] > 0.5)
         arr[skeleton.arc_tail[on]] = skeleton.arc_head[on]

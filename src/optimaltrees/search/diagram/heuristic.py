@@ -20,7 +20,9 @@ from optimaltrees.search.diagram.skeleton import Placement, Skeleton
 
 @dataclass(frozen=True)
 class Points:
-    """Distinct training rows (scaled to [0, 1]) with per-class counts."""
+    """Distinct training rows with per-class counts: per-column ranks
+    (0, 1, 2, ...) for univariate splits, features scaled to [0, 1] for
+    hyperplanes."""
 
     X: np.ndarray        # (n_points, d)
     counts: np.ndarray   # (n_points, K) float
@@ -284,26 +286,31 @@ def prune(plc: Placement, points: Points, skeleton: Skeleton, settings: Settings
 
 
 def heuristic(points: Points, skeleton: Skeleton, settings: Settings, *, time_budget: float = 1.0,
-              max_starts: int = 200, random_state: np.random.Generator | None = None
-              ) -> tuple[Placement, float, bool]:
+              max_starts: int = 200, random_state: np.random.Generator | None = None,
+              deadline: float | None = None) -> tuple[Placement, float, bool]:
     """The best pruned diagram over one pass on all features and restarts on
     random subsets of 50-100 % of them (the authors' code), within ``time_budget``.
     A tree is a diagram too: without ``settings.tree`` every start also builds
     the merge-free diagram, which on small data often needs fewer nodes.
+    ``deadline`` (``time.perf_counter``) ends it too, after the first diagram
+    (a CART pass: there must be one to return).
     Returns (diagram, objective, interrupted): Ctrl-C after the first start
     ends the restarts and keeps the best diagram."""
     modes = [settings] if settings.tree else [settings, dataclasses.replace(settings, tree=True)]
     rng = random_state if random_state is not None else np.random.default_rng(0)
     d = points.X.shape[1]
     start = time.perf_counter()
+    stop = start + time_budget if deadline is None else min(start + time_budget, deadline)
     best, best_obj = None, np.inf
     try:
         for k in range(max_starts):
-            if k and time.perf_counter() - start > time_budget:
+            if k and time.perf_counter() > stop:
                 break
             feats = np.arange(d) if k == 0 else np.sort(
                 rng.choice(d, size=max(1, int(round(rng.uniform(0.5, 1.0) * d))), replace=False))
             for mode, look in [(m, look) for m in modes for look in ((False, True) if k == 0 else (False,))]:
+                if best is not None and deadline is not None and time.perf_counter() > deadline:
+                    break
                 plc = prune(construct(points, skeleton, mode, feats, lookahead=look), points, skeleton, settings)
                 obj, _ = objective(points, skeleton, plc, settings)
                 if obj < best_obj - 1e-12:

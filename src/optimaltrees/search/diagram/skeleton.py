@@ -15,6 +15,8 @@ import numpy as np
 
 from optimaltrees.estimators._base import check_integer
 
+MAX_ARCS = 1_000_000   # a skeleton's arc arrays (and the MILP's per-row arc variables) stay sane
+
 
 @dataclass(frozen=True)
 class Skeleton:
@@ -91,7 +93,19 @@ def make_skeleton(widths, n_classes: int) -> Skeleton:
                              f"of layer {i - 1} have only {2 * widths[i - 1]} arcs to reach it")
     if n_classes < 2:
         raise ValueError("a decision diagram needs at least two classes in y")
+    arcs = count_arcs(widths, n_classes)
+    if arcs > MAX_ARCS:
+        raise ValueError(f"the skeleton {widths} with {n_classes} classes has {arcs:,} arcs (every node "
+                         f"reaches every class and the next layer), more than the {MAX_ARCS:,} a diagram "
+                         "MILP can hold: use fewer classes or a smaller skeleton")
     return Skeleton(tuple(int(w) for w in widths), int(n_classes))
+
+
+def count_arcs(widths, n_classes: int) -> int:
+    """Arcs of a skeleton, counted without building it (Python ints: no overflow)."""
+    widths = [int(w) for w in widths]
+    nxt = widths[1:] + [0]
+    return sum(w * (v + int(n_classes)) for w, v in zip(widths, nxt))
 
 
 @dataclass

@@ -7,7 +7,11 @@ by default, and a zero relative gap: "proven" means proven.
 """
 from __future__ import annotations
 
+import os
+import signal
+import sys
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -47,7 +51,138 @@ def solve(milp: Milp, *, solver: str = "highs", start: np.ndarray | None = None,
     return _solve_highs(milp, start, cutoff, time_limit, threads, verbose)
 
 
+HARD_STOP_GRACE = 0.25   # seconds past the time limit before a HiGHS process that has not ended is killed
+_POLL = 0.02             # the parent's wait between looks at the solver process
+_BOUND_EVERY = 0.2       # the child reports its dual bound at most this often
+
+
+def _process_context():
+    """fork where it is safe and cheap (Linux: the child inherits the MILP,
+    nothing is pickled), spawn elsewhere."""
+    import multiprocessing
+
+    return multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
+
+
 def _solve_highs(milp, start, cutoff, time_limit, threads, verbose) -> MilpResult:
+    """HiGHS in a child process, killed at the limit.
+
+    HiGHS polls its interrupt callbacks (and its own time_limit) only in
+    some phases: presolve of a 170,000-row diagram MILP ran 4 s without a
+    poll, so a 5 s limit took 8 s, and a cancelled solve could run on for a
+    minute after Ctrl-C.  A process can be stopped at once: every improving
+    solution and the dual bound are streamed to this process as they come,
+    the child stops itself at the limit when HiGHS lets it, and is killed
+    ``HARD_STOP_GRACE`` seconds later (or at once on Ctrl-C) otherwise.
+    The child's stdout/stderr go to /dev/null unless ``verbose`` (HiGHS
+    prints its banner before any option can silence it)."""
+    import multiprocessing
+
+    import highspy  # noqa: F401  (imported here so that the forked child has it already)
+
+    if multiprocessing.current_process().daemon:
+        # a daemonic process (a multiprocessing.Pool worker) may not start
+        # children: solve here, stopped by HiGHS's own polls (a weaker limit)
+        return _solve_highs_here(milp, start, cutoff, time_limit, threads, verbose)
+    ctx = _process_context()
+    receiver, sender = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_highs_child, args=(sender, milp, start, cutoff, time_limit, threads, verbose),
+                       daemon=True)
+    t0 = time.perf_counter()
+    hard_stop = None if time_limit is None else t0 + float(time_limit) + HARD_STOP_GRACE
+    got = _Reports()
+    try:
+        with warnings.catch_warnings():
+            # Python >= 3.12 warns about fork() in a process with threads; the
+            # child only runs HiGHS and writes to its pipe
+            warnings.simplefilter("ignore", DeprecationWarning)
+            proc.start()
+        sender.close()
+        while got.status is None:
+            if receiver.poll(_POLL):
+                try:
+                    got.take(receiver.recv())
+                except EOFError:     # the child died without a word
+                    proc.join(1.0)
+                    got.status = f"solver process ended abnormally (exit code {proc.exitcode})"
+            elif not proc.is_alive() and not receiver.poll(0):
+                got.status = f"solver process ended abnormally (exit code {proc.exitcode})"
+            if got.status is None and hard_stop is not None and time.perf_counter() > hard_stop:
+                got.status = "time_limit"
+    except KeyboardInterrupt:
+        got.status = "interrupted"
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join(2.0)
+        receiver.close()
+    return got.result(time.perf_counter() - t0, cutoff)
+
+
+class _Reports:
+    """What the solver reported so far: ("solution", t, objective, bound, x),
+    ("bound", bound) and finally ("done", status, x, objective, bound).
+    Also the pipe's end for a solve in this process (``send``)."""
+
+    def __init__(self) -> None:
+        self.x, self.objective, self.bound, self.status, self.trace = None, np.inf, -np.inf, None, []
+
+    def take(self, msg: tuple) -> None:
+        if msg[0] == "solution":
+            _, t, obj, bnd, sol = msg
+            if obj < self.objective:
+                self.x, self.objective = sol, obj
+            self.bound = max(self.bound, bnd)
+            self.trace.append((t, obj, bnd))
+        elif msg[0] == "bound":
+            self.bound = max(self.bound, msg[1])
+        else:
+            _, self.status, sol, obj, bnd = msg
+            if sol is not None and obj <= self.objective:
+                self.x, self.objective = sol, obj
+            self.bound = max(self.bound, bnd)
+
+    send = take
+
+    def close(self) -> None:
+        pass
+
+    def result(self, seconds: float, cutoff: float | None) -> MilpResult:
+        """The answer with cutoff semantics: "infeasible" under a cutoff means
+        nothing beats it, which proves the cutoff's solution."""
+        return _result(self.x, self.objective, self.bound, self.status, seconds, self.trace, cutoff)
+
+
+def _solve_highs_here(milp, start, cutoff, time_limit, threads, verbose) -> MilpResult:
+    got = _Reports()
+    t0 = time.perf_counter()
+    try:
+        _highs_child(got, milp, start, cutoff, time_limit, threads, verbose, in_process=True)
+    except KeyboardInterrupt:
+        got.status = "interrupted"
+    return got.result(time.perf_counter() - t0, cutoff)
+
+
+def _result(x, objective, bound, status, seconds, trace, cutoff) -> MilpResult:
+    if status == "infeasible" and cutoff is not None:
+        status = "cutoff"     # infeasible only because nothing beats the cutoff
+    if status == "optimal" and x is None:
+        status = "cutoff"
+    if status == "cutoff" and cutoff is not None:
+        bound = max(bound, cutoff) if np.isfinite(bound) else cutoff
+    if not np.isfinite(bound):
+        bound = 0.0 if status not in ("optimal",) else objective
+    return MilpResult(x, objective, bound, status, seconds, trace)
+
+
+def _highs_child(conn, milp, start, cutoff, time_limit, threads, verbose, in_process=False) -> None:
+    """Runs in the solver process: build the HiGHS model, solve, report."""
+    if not in_process:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)    # Ctrl-C is the parent's to handle
+    if not verbose and not in_process:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
     import highspy
 
     h = highspy.Highs()
@@ -75,60 +210,54 @@ def _solve_highs(milp, start, cutoff, time_limit, threads, verbose) -> MilpResul
     lp.a_matrix_.start_ = A.indptr.astype(np.int32)
     lp.a_matrix_.index_ = A.indices.astype(np.int32)
     lp.a_matrix_.value_ = A.data.astype(np.float64)
-    lp.integrality_ = [highspy.HighsVarType.kInteger if i else highspy.HighsVarType.kContinuous
-                       for i in milp.integer]
+    kinds = np.array([highspy.HighsVarType.kContinuous, highspy.HighsVarType.kInteger])
+    lp.integrality_ = kinds[milp.integer.astype(np.intp)].tolist()
     h.passModel(lp)
     if start is not None:
         h.setSolution(milp.n_cols, np.arange(milp.n_cols, dtype=np.int32), np.asarray(start, dtype=np.float64))
-    trace: list = []
     t0 = time.perf_counter()
+    last = [t0]
 
     def on_solution(e):
-        trace.append((time.perf_counter() - t0, float(e.data_out.objective_function_value),
-                      float(e.data_out.mip_dual_bound)))
+        out = e.data_out
+        conn.send(("solution", time.perf_counter() - t0, float(out.objective_function_value),
+                   float(out.mip_dual_bound), np.array(out.mip_solution, dtype=np.float64)))
 
     h.cbMipImprovingSolution.subscribe(on_solution)
-    if time_limit is not None:
-        # HiGHS checks its own time_limit rarely inside a long root LP, which
-        # overran the limit 2x on 1,000 rows: interrupt it from every phase.
-        deadline = t0 + float(time_limit)
+    deadline = None if time_limit is None else t0 + float(time_limit)
 
-        def on_poll(e):
-            if time.perf_counter() > deadline:
-                e.interrupt()
+    def on_poll(e):
+        now = time.perf_counter()
+        if deadline is not None and now > deadline:
+            e.interrupt()
+        if e.callback_type == highspy.cb.HighsCallbackType.kCallbackMipInterrupt and now - last[0] > _BOUND_EVERY:
+            last[0] = now
+            conn.send(("bound", float(e.data_out.mip_dual_bound)))
 
-        for event in (h.cbSimplexInterrupt, h.cbIpmInterrupt, h.cbMipInterrupt):
-            event.subscribe(on_poll)
-    h.HandleKeyboardInterrupt = True
-    h.solve()
-    seconds = time.perf_counter() - t0
+    for event in (h.cbSimplexInterrupt, h.cbIpmInterrupt, h.cbMipInterrupt):
+        event.subscribe(on_poll)
+    h.run()
     status = h.getModelStatus()
-    interrupted_by_deadline = time_limit is not None and seconds >= float(time_limit)
     info = h.getInfo()
     S = highspy.HighsModelStatus
-    names = {S.kOptimal: "optimal", S.kTimeLimit: "time_limit", S.kInterrupt: "interrupted",
+    names = {S.kOptimal: "optimal", S.kTimeLimit: "time_limit", S.kInterrupt: "time_limit",
              S.kInfeasible: "infeasible", S.kObjectiveBound: "cutoff", S.kSolutionLimit: "time_limit"}
     name = names.get(status, h.modelStatusToString(status))
-    if name == "interrupted" and interrupted_by_deadline:
-        name = "time_limit"
     has_solution = info.primal_solution_status == highspy.SolutionStatus.kSolutionStatusFeasible
-    x = np.asarray(h.getSolution().col_value) if has_solution else None
+    x = np.asarray(h.getSolution().col_value, dtype=np.float64) if has_solution else None
     objective = float(info.objective_function_value) if has_solution else np.inf
-    bound = float(info.mip_dual_bound)
-    if name == "infeasible" and cutoff is not None:
-        name = "cutoff"     # infeasible only because nothing beats the cutoff
-    if name == "optimal" and x is None:
-        name = "cutoff"
-    if name == "cutoff" and cutoff is not None:
-        bound = max(bound, cutoff) if np.isfinite(bound) else cutoff
-    return MilpResult(x, objective, bound, name, seconds, trace)
+    conn.send(("done", name, x, objective, float(info.mip_dual_bound)))
+    conn.close()
 
 
 def _solve_gurobi(milp, start, cutoff, time_limit, threads, verbose) -> MilpResult:
     import gurobipy as gp
     from gurobipy import GRB
 
-    model = gp.Model()
+    env = gp.Env(empty=True)      # silent from the start: no licence banner when not verbose
+    env.setParam("OutputFlag", int(bool(verbose)))
+    env.start()
+    model = gp.Model(env=env)
     model.Params.OutputFlag = int(bool(verbose))
     model.Params.Threads = int(threads)
     model.Params.MIPGap = 0.0

@@ -1,47 +1,155 @@
-"""Train a diagram: heuristic first, then the MILP started from it.
+"""Train a diagram: heuristic first, then the MILP started from it, then a
+check of the answer on the training data.
 
 The heuristic's answer is also the fallback: when the solver finds nothing
-better in time it is returned, flagged (and proven optimal when the solver
-shows that nothing beats it).
+better in time (or there is no time to build the MILP) it is returned,
+flagged (and proven optimal when the solver shows that nothing beats it).
+
+Nothing the solver says is taken on trust: the returned diagram is turned
+into the final :class:`~optimaltrees.model.diagram.DecisionDiagram` and its
+errors, objective, node flows, size, tree shape and fairness are recomputed
+by routing the *original* training rows through it (:func:`verify`).  A
+diagram whose recomputed objective differs from the solver's, or that breaks
+a constraint, is never reported optimal, and ``status`` says why.
 """
 from __future__ import annotations
 
+import math
 import time
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from optimaltrees.search.diagram.formulation import build_milp, placement_from_vector, start_vector
-from optimaltrees.search.diagram.heuristic import Points, Settings, heuristic, objective
+from optimaltrees.model.diagram import DecisionDiagram, project, scale_features
+from optimaltrees.search.diagram.formulation import (BUILD_RATE, OutOfTime, build_milp, check_milp_size,
+                                                     milp_size, placement_from_vector, start_vector)
+from optimaltrees.search.diagram.heuristic import Points, Settings, heuristic, node_penalty, objective
 from optimaltrees.search.diagram.skeleton import Placement, Skeleton
 from optimaltrees.search.diagram.solve import MilpResult, solve
 
+OBJECTIVE_TOL = 1e-6   # recomputed vs solver objective: larger differences mean "unverified"
+MIN_SOLVE_SECONDS = 0.2   # no MILP is started with less time than this (plus its estimated build)
+
 
 @dataclass
-class TrainResult:
-    placement: Placement
-    objective: float          # recomputed on the training points
-    errors: float             # misclassified rows
-    bound: float              # proven lower bound on the objective
-    status: str               # solver status, or "heuristic" when its diagram is returned
-    proven: bool
-    heuristic_objective: float
-    solve_seconds: float
-    trace: list = field(default_factory=list)    # (seconds, objective, bound)
-    stats: dict = field(default_factory=dict)
+class Encoding:
+    """The training data as the MILP sees it (``points``) and the way back to
+    the user's features (``to_model``).
+
+    Univariate: each column is coded by the rank of its value among the
+    column's distinct values, so every candidate test is exact whatever the
+    values (1e19, outliers, denormals), and a node's rank threshold r becomes
+    a threshold between the (r-1)-th and r-th distinct original values.
+    Multivariate: features min-max scaled to [0, 1] (hyperplanes need a
+    metric; the big-M values need the box), thresholds in those units."""
+
+    points: Points
+    X: np.ndarray                  # the original training rows
+    y: np.ndarray                  # class index per row
+    group: np.ndarray | None
+    univariate: bool
+    values: list | None = None     # univariate: sorted distinct values of each column
+    offset: np.ndarray | None = None
+    scale: np.ndarray | None = None
+
+    def to_model(self, plc: Placement, skeleton: Skeleton) -> DecisionDiagram:
+        d = self.X.shape[1]
+        if not self.univariate:
+            return plc.to_model(skeleton, self.offset, self.scale, 0.0)
+        out = plc.copy()
+        for u in np.flatnonzero(out.active):
+            j = int(np.argmax(np.abs(out.coef[u])))
+            out.coef[u] = 0.0
+            out.coef[u, j] = 1.0
+            out.threshold[u] = _original_threshold(self.values[j], out.threshold[u])
+        return out.to_model(skeleton, np.zeros(d), np.ones(d), 0.0)
 
 
-def points_from_data(Xs: np.ndarray, y_index: np.ndarray, n_classes: int, group: np.ndarray | None) -> Points:
-    """Distinct rows (with their group) and their class counts."""
+def _original_threshold(values: np.ndarray, rank_threshold: float) -> float:
+    """A threshold t in original units with ``x >= t`` exactly for the values
+    of rank >= ceil(rank_threshold): halfway between the neighbours when that
+    midpoint is representable strictly above the lower one, else the upper one."""
+    r = int(min(max(math.ceil(rank_threshold - 1e-9), 0), len(values)))
+    if r == 0:
+        return float(values[0])
+    if r == len(values):
+        return float(np.nextafter(values[-1], np.inf))
+    lo, hi = float(values[r - 1]), float(values[r])
+    mid = lo / 2 + hi / 2
+    return mid if lo < mid <= hi else hi
+
+
+def encode(X: np.ndarray, y_index: np.ndarray, n_classes: int, group: np.ndarray | None,
+           skeleton: Skeleton, settings: Settings, *, univariate: bool) -> Encoding:
+    """The distinct rows (with their group) and class counts of the MILP, after
+    a size check: nothing per class and point is allocated for a MILP that
+    :func:`~optimaltrees.search.diagram.formulation.check_milp_size` refuses."""
+    X = np.asarray(X, dtype=np.float64)
+    d = X.shape[1]
+    if univariate:
+        values = [np.unique(X[:, j]) for j in range(d)]
+        Xs = np.column_stack([np.searchsorted(v, X[:, j]) for j, v in enumerate(values)]).astype(np.float64) \
+            if d else np.zeros((len(X), 0))
+        offset = scale = None
+    else:
+        values = None
+        lo, hi = X.min(axis=0), X.max(axis=0)
+        with np.errstate(over="ignore"):
+            span = hi - lo
+        if not np.all(np.isfinite(span)):
+            j = int(np.flatnonzero(~np.isfinite(span))[0])
+            raise ValueError(f"feature {j} spans [{lo[j]:g}, {hi[j]:g}], a range beyond float64: multivariate "
+                             "splits scale every feature to [0, 1]; rescale it (univariate splits take any values)")
+        # 1 / span overflows for denormal spans: cap the factor (such a column then fills less than [0, 1])
+        scale = np.where(span > 0, 1.0 / np.maximum(span, 1e-300), 0.0)
+        offset = lo
+        Xs = np.clip(scale_features(X, offset, scale), 0.0, 1.0)
     key = Xs if group is None else np.column_stack([Xs, group])
     uniq, inverse = np.unique(key, axis=0, return_inverse=True)
     inverse = inverse.reshape(-1)
+    n_tests = 1 + sum(len(v) - 1 for v in values) if univariate else None
+    check_milp_size(len(uniq), skeleton, d, n_tests=n_tests, min_flow=settings.min_flow > 0,
+                    fairness=settings.fairness is not None)
     counts = np.zeros((len(uniq), n_classes))
     np.add.at(counts, (inverse, y_index), 1.0)
     if group is None:
-        return Points(np.ascontiguousarray(uniq), counts)
-    return Points(np.ascontiguousarray(uniq[:, :-1]), counts, uniq[:, -1].astype(np.intp))
+        points = Points(np.ascontiguousarray(uniq), counts)
+    else:
+        points = Points(np.ascontiguousarray(uniq[:, :-1]), counts, uniq[:, -1].astype(np.intp))
+    return Encoding(points, X, np.asarray(y_index), group, univariate, values, offset, scale)
+
+
+@dataclass
+class Check:
+    """What a model does on the training rows, recomputed."""
+
+    objective: float
+    errors: int
+    violations: list = field(default_factory=list)    # broken constraints, in words
+
+
+def verify(model: DecisionDiagram, enc: Encoding, skeleton: Skeleton, settings: Settings) -> Check:
+    """Route the original training rows through ``model`` (its own
+    prediction code) and recompute the objective and every constraint."""
+    n = len(enc.y)
+    pred = model.predict(enc.X)
+    errors = int(np.count_nonzero(pred != enc.y))
+    obj = errors / n + node_penalty(skeleton, settings.alpha) * (model.n_nodes - 1)
+    bad = []
+    if settings.max_nodes is not None and model.n_nodes > settings.max_nodes:
+        bad.append(f"{model.n_nodes} nodes > max_nodes={settings.max_nodes}")
+    if settings.tree and not model.is_tree():
+        bad.append("a merge in tree mode")
+    if settings.min_flow > 0 and model.n_nodes > 1:
+        flows = model.node_flows(enc.X)[1:]
+        if flows.min() < settings.min_flow - 1e-9:
+            bad.append(f"a node with {int(flows.min())} rows < min_flow={settings.min_flow:g}")
+    if settings.fairness is not None:
+        positive, ratio = settings.fairness
+        r0, r1 = fairness_rates(np.ones(n), enc.group, pred == positive)
+        if r0 < ratio * r1 - 1e-9 or r1 < ratio * r0 - 1e-9:
+            bad.append(f"positive rates {r0:.4g} and {r1:.4g} break fairness_ratio={ratio:g}")
+    return Check(obj, errors, bad)
 
 
 def fairness_holds(points: Points, skeleton: Skeleton, plc: Placement, settings: Settings, tol: float = 1e-9) -> bool:
@@ -70,10 +178,11 @@ def constant_placement(points: Points, skeleton: Skeleton, cls: int) -> Placemen
 
 
 def clean_splits(plc: Placement, points: Points, skeleton: Skeleton, *, univariate: bool) -> Placement:
-    """Solver-tolerance-free hyperplanes with the same training routes: a unit
-    coefficient (univariate) or ||a||_1 = 1 with dust removed (multivariate),
-    and the threshold halfway between the training projections on either
-    side, so the rule is exact: positive iff coef . x >= threshold."""
+    """Solver-tolerance-free hyperplanes with the same training routes.
+    Univariate (ranks): a unit coefficient and the integer rank threshold
+    "smallest rank on the positive side", exact.  Multivariate: ||a||_1 = 1
+    with dust removed, and the threshold halfway between the training
+    projections on either side (computed as the model computes them)."""
     plc = plc.copy()
     for layer in range(skeleton.depth):
         _, path, sides = plc.route(skeleton, points.X)
@@ -81,20 +190,28 @@ def clean_splits(plc: Placement, points: Points, skeleton: Skeleton, *, univaria
             if not plc.active[u]:
                 continue
             a = plc.coef[u].copy()
+            at = path[:, layer] == u
+            pos = sides[at, layer]
             if univariate:
                 j = int(np.argmax(np.abs(a)))
-                a[:] = 0.0
-                a[j] = 1.0 if plc.coef[u, j] > 0 else -1.0
-            else:
-                norm = np.abs(a).sum()
-                if norm <= 1e-12:
-                    a[:] = 0.0
-                    a[0] = 1.0
+                plc.coef[u] = 0.0
+                plc.coef[u, j] = 1.0
+                rank = points.X[at, j]
+                if pos.any():
+                    plc.threshold[u] = rank[pos].min()
+                elif at.any():
+                    plc.threshold[u] = rank.max() + 1
                 else:
-                    a /= norm
-                    a[np.abs(a) < 1e-9] = 0.0
-            at = path[:, layer] == u
-            proj, pos = points.X[at] @ a, sides[at, layer]
+                    plc.threshold[u] = max(math.ceil(plc.threshold[u] - 1e-9), 0)
+                continue
+            norm = np.abs(a).sum()
+            if norm <= 1e-12:
+                a[:] = 0.0
+                a[0] = 1.0
+            else:
+                a /= norm
+                a[np.abs(a) < 1e-9] = 0.0
+            proj = project(np.broadcast_to(a, points.X[at].shape), points.X[at])
             scale = np.abs(plc.coef[u]).sum()
             plc.coef[u] = a
             if not at.any():          # no training row: keep the solver's hyperplane, rescaled
@@ -108,48 +225,109 @@ def clean_splits(plc: Placement, points: Points, skeleton: Skeleton, *, univaria
     return plc
 
 
-def train_diagram(points: Points, skeleton: Skeleton, settings: Settings, *, multivariate: bool,
-                  time_limit: float | None, solver: str, heuristic_time: float,
-                  rng: np.random.Generator, threads: int = 1, verbose: bool = False) -> TrainResult:
+@dataclass
+class TrainResult:
+    model: DecisionDiagram
+    objective: float          # recomputed on the training rows
+    errors: float             # misclassified rows
+    bound: float              # proven lower bound on the objective
+    status: str               # solver status, "heuristic", or why the answer is not trusted
+    proven: bool
+    from_heuristic: bool
+    heuristic_objective: float
+    solve_seconds: float
+    trace: list = field(default_factory=list)    # (seconds, objective, bound)
+    stats: dict = field(default_factory=dict)
+
+
+def train_diagram(enc: Encoding, skeleton: Skeleton, settings: Settings, *, deadline: float | None,
+                  solver: str, heuristic_time: float, rng: np.random.Generator, threads: int = 1,
+                  verbose: bool = False) -> TrainResult:
+    """Heuristic, MILP and checks, all ending by ``deadline`` (a
+    ``time.perf_counter`` value; None: until proven) give or take the
+    solver's kill grace and the post-processing."""
     start = time.perf_counter()
+    points = enc.points
+    multivariate = not enc.univariate
     heur, heur_obj, interrupted = heuristic(points, skeleton, settings, time_budget=heuristic_time,
-                                            random_state=rng)
+                                            random_state=rng, deadline=deadline)
     if not fairness_holds(points, skeleton, heur, settings):
         # predicting one class for everyone satisfies demographic parity
         options = [constant_placement(points, skeleton, c) for c in range(skeleton.n_classes)]
         heur = min(options, key=lambda p: objective(points, skeleton, p, settings)[0])
         heur_obj = objective(points, skeleton, heur, settings)[0]
-    heur = heur.canonical(skeleton, settings.epsilon, flip=multivariate)
-    trace = [(time.perf_counter() - start, heur_obj, 0.0)]
-    milp, res = None, None
-    if not interrupted:
+    heur = heur.canonical(skeleton, settings.epsilon, flip=multivariate)   # the solver's start
+    heur_model = enc.to_model(clean_splits(heur, points, skeleton, univariate=enc.univariate), skeleton)
+    heur_check = verify(heur_model, enc, skeleton, settings)
+    trace = [(time.perf_counter() - start, heur_check.objective, 0.0)]
+    milp, res, skipped = None, None, None
+    if interrupted:
+        skipped = "interrupted"
+    else:
         try:
-            milp = build_milp(points, skeleton, settings, multivariate=multivariate)
+            if deadline is not None:
+                # an estimate up front: do not start what cannot end in time
+                n_tests = (1 + sum(len(v) - 1 for v in enc.values)) if enc.univariate else None
+                _, nnz = milp_size(len(points.X), skeleton, points.X.shape[1], n_tests=n_tests,
+                                   min_flow=settings.min_flow > 0, fairness=settings.fairness is not None)
+                need = nnz / BUILD_RATE + MIN_SOLVE_SECONDS
+                if deadline - time.perf_counter() < need:
+                    raise OutOfTime
+            milp = build_milp(points, skeleton, settings, multivariate=multivariate, deadline=deadline)
             x0 = start_vector(milp, points, skeleton, heur)
-            left = None if time_limit is None else max(0.0, time_limit - (time.perf_counter() - start))
+            left = None if deadline is None else deadline - time.perf_counter()
+            if left is not None and left < MIN_SOLVE_SECONDS:
+                raise OutOfTime
             res = solve(milp, solver=solver, start=x0, cutoff=heur_obj + 1e-7, time_limit=left,
                         threads=threads, verbose=verbose)
+        except OutOfTime:
+            skipped = "time_limit"
         except KeyboardInterrupt:
-            res = None
-    if res is None:      # Ctrl-C before the solver had a say: the heuristic's diagram, unproven
-        res = MilpResult(None, np.inf, 0.0, "interrupted", 0.0, [])
+            skipped = "interrupted"
+    if res is None:      # the solver had no say: the heuristic's diagram, unproven
+        res = MilpResult(None, np.inf, 0.0, skipped, 0.0, [])
     offset = time.perf_counter() - start - res.seconds
     trace += [(t + offset, obj, bnd) for t, obj, bnd in res.trace if obj < trace[-1][1] - 1e-12]
-    plc, status = heur, "heuristic"
+
+    model, check, status, from_heur = heur_model, heur_check, "heuristic", True
+    trusted = heur_check.objective <= heur_obj + OBJECTIVE_TOL   # the points and the rows agree
+    if skipped == "time_limit":
+        status = "heuristic (time limit reached before the MILP could be solved)"
+    elif skipped == "interrupted":
+        status = "heuristic (interrupted before the MILP)"
+    elif res.status.startswith("solver process"):
+        status = f"heuristic ({res.status})"
     if res.x is not None and res.objective < heur_obj - 1e-9:
-        plc, status = placement_from_vector(milp, skeleton, res.x), res.status
-    plc = clean_splits(plc, points, skeleton, univariate=not multivariate)
-    obj, errors = objective(points, skeleton, plc, settings)
-    if status != "heuristic" and abs(obj - res.objective) > 1e-6:
-        warnings.warn(f"the solver reported objective {res.objective:.8g} but the diagram it returned "
-                      f"scores {obj:.8g} on the training data (numerical tolerance); the recomputed value is "
-                      "reported", RuntimeWarning, stacklevel=3)
+        plc = clean_splits(placement_from_vector(milp, skeleton, res.x), points, skeleton,
+                           univariate=enc.univariate)
+        cand = enc.to_model(plc, skeleton)
+        cand_check = verify(cand, enc, skeleton, settings)
+        differs = abs(cand_check.objective - res.objective) > OBJECTIVE_TOL
+        if cand_check.violations:
+            status = (f"unverified: the solver's diagram breaks {'; '.join(cand_check.violations)} on the "
+                      "training data (numerical tolerance); the heuristic's diagram is returned")
+            trusted = False
+        elif differs and cand_check.objective > heur_check.objective:
+            status = (f"unverified: recomputed objective {cand_check.objective:.6g} differs from the solver's "
+                      f"{res.objective:.6g} (numerical tolerance); the heuristic's diagram is returned")
+            trusted = False
+        else:
+            model, check, from_heur = cand, cand_check, False
+            status, trusted = res.status, not differs
+            if differs:
+                status = (f"unverified: recomputed objective {cand_check.objective:.6g} differs from the "
+                          f"solver's {res.objective:.6g} (numerical tolerance)")
+    if check.violations:
+        status += f"; constraint violated on the training data: {'; '.join(check.violations)}"
+        trusted = False
+    obj = check.objective
     bound = min(max(res.bound, 0.0), obj)
-    proven = res.status in ("optimal", "cutoff") or obj - bound <= 1e-9
-    if res.status == "cutoff":
+    proven = trusted and (res.status in ("optimal", "cutoff") or obj - bound <= 1e-9)
+    if proven:
         bound = obj
     stats = {"points": len(points.X), "solver_status": res.status}
     if milp is not None:
         stats.update(variables=milp.n_cols, constraints=milp.n_rows, nonzeros=int(milp.A.nnz),
                      integer_variables=int(milp.integer.sum()))
-    return TrainResult(plc, obj, errors, bound, status, bool(proven), heur_obj, res.seconds, trace, stats)
+    return TrainResult(model, obj, check.errors, bound, status, bool(proven), from_heur,
+                       heur_check.objective, res.seconds, trace, stats)
