@@ -26,6 +26,7 @@ cheap for n <= ~12 rows, <= 3 features and depth <= 3.
 """
 from __future__ import annotations
 
+import itertools
 import math
 from functools import lru_cache
 
@@ -301,4 +302,73 @@ def depth2_objective(X, y, min_samples_leaf=1):
                 continue
             e += _stump_error(onehot_sorted, values_sorted, [right[o] for o in orders], msl)
             best = min(best, e)
+    return best
+
+
+# ---------------------------------------------------------------- diagrams
+def diagram_split_masks(X: np.ndarray) -> list[np.ndarray]:
+    """Every partition a univariate threshold makes (exact comparisons on
+    the original values), plus 'all positive'."""
+    masks = {tuple(np.ones(len(X), dtype=bool))}
+    for j in range(X.shape[1]):
+        for t in np.unique(X[:, j])[1:]:
+            masks.add(tuple(X[:, j] >= t))
+    return [np.array(m) for m in sorted(masks)]
+
+
+def brute_force_diagram(X, y, widths, alpha, *, tree=False, min_flow=0.0, max_nodes=None) -> float:
+    """Least objective over every univariate diagram on the skeleton: each used
+    node picks a partition and two distinct targets among the next layer's
+    nodes and the class terminals; a non-root node is used iff an arc enters
+    it.  Only diagrams whose used non-root nodes each carry >= min_flow rows,
+    with at most max_nodes nodes (and no merges with ``tree``); inf when none."""
+    K, n = int(y.max()) + 1, len(y)
+    masks = diagram_split_masks(X)
+    starts = np.concatenate([[0], np.cumsum(widths)])
+    m = int(starts[-1])
+    price = alpha / (m - 1) if m > 1 else 0.0
+    best = np.inf
+
+    def targets(layer):
+        nxt = list(range(starts[layer + 1], starts[layer + 2])) if layer + 1 < len(widths) else []
+        return nxt + [("t", c) for c in range(K)]
+
+    def finish(nodes):
+        nonlocal best
+        if max_nodes is not None and len(nodes) > max_nodes:
+            return
+        flow = dict.fromkeys(nodes, 0)
+        errors = 0
+        for i in range(n):
+            u = 0
+            while True:
+                flow[u] += 1
+                mask, neg, pos = nodes[u]
+                t = pos if mask[i] else neg
+                if isinstance(t, tuple):
+                    errors += t[1] != y[i]
+                    break
+                u = t
+        if any(flow[u] < min_flow for u in nodes if u):
+            return
+        best = min(best, errors / n + price * (len(nodes) - 1))
+
+    def place(layer, active, nodes):
+        if not active:
+            finish(nodes)
+            return
+        u, rest = active[0], active[1:]
+        for mask in masks:
+            for neg, pos in itertools.permutations(targets(layer), 2):
+                nodes[u] = (mask, neg, pos)
+                if rest:
+                    place(layer, rest, nodes)
+                else:
+                    heads = [t for v in nodes if starts[layer] <= v < starts[layer + 1]
+                             for t in nodes[v][1:] if not isinstance(t, tuple)]
+                    if tree and len(heads) != len(set(heads)):
+                        continue
+                    place(layer + 1, sorted(set(heads)), nodes)
+                del nodes[u]
+    place(0, [0], {})
     return best

@@ -3,7 +3,6 @@ against the ConTree engine in tree mode, and every constraint checked on the
 returned model."""
 from __future__ import annotations
 
-import itertools
 import os
 import signal
 import threading
@@ -19,70 +18,7 @@ from sklearn.base import clone
 from optimaltrees import DecisionDiagramClassifier, OptimalTreeClassifier
 from optimaltrees.search.diagram.skeleton import make_skeleton
 
-
-# ---------------------------------------------------------------- brute force
-def _split_masks(X: np.ndarray) -> list[np.ndarray]:
-    """Every partition a univariate threshold makes (positive side), plus 'all positive'."""
-    masks = {tuple(np.ones(len(X), dtype=bool))}
-    for j in range(X.shape[1]):
-        values = np.unique(X[:, j])
-        for t in values[1:]:
-            masks.add(tuple(X[:, j] >= t))
-    return [np.array(m) for m in sorted(masks)]
-
-
-def brute_force(X: np.ndarray, y: np.ndarray, widths: tuple, alpha: float, tree: bool = False) -> float:
-    """Least objective over every univariate diagram on the skeleton: each used
-    node picks a partition and two distinct targets among the next layer's
-    nodes and the class terminals; a non-root node is used iff an arc enters it."""
-    K = int(y.max()) + 1
-    n = len(y)
-    masks = _split_masks(X)
-    starts = np.concatenate([[0], np.cumsum(widths)])
-    m = int(starts[-1])
-    price = alpha / (m - 1) if m > 1 else 0.0
-    best = np.inf
-
-    def targets(layer):
-        nxt = list(range(starts[layer + 1], starts[layer + 2])) if layer + 1 < len(widths) else []
-        return nxt + [("t", c) for c in range(K)]
-
-    def finish(nodes):
-        nonlocal best
-        pred = np.empty(n, dtype=int)
-        for i in range(n):
-            u = 0
-            while True:
-                mask, neg, pos = nodes[u]
-                t = pos if mask[i] else neg
-                if isinstance(t, tuple):
-                    pred[i] = t[1]
-                    break
-                u = t
-        best = min(best, float((pred != y).sum()) / n + price * (len(nodes) - 1))
-
-    def place(layer, active, nodes):
-        if not active:
-            finish(nodes)
-            return
-        u, rest = active[0], active[1:]
-        for mask in masks:
-            for neg, pos in itertools.permutations(targets(layer), 2):
-                nodes[u] = (mask, neg, pos)
-                if rest:
-                    place(layer, rest, nodes)
-                else:
-                    used = {t for v in nodes if starts[layer] <= v < starts[layer + 1]
-                            for t in nodes[v][1:] if not isinstance(t, tuple)}
-                    if tree:
-                        heads = [t for v in nodes if starts[layer] <= v < starts[layer + 1]
-                                 for t in nodes[v][1:] if not isinstance(t, tuple)]
-                        if len(heads) != len(set(heads)):
-                            continue
-                    place(layer + 1, sorted(used), nodes)
-                del nodes[u]
-    place(0, [0], {})
-    return best
+from oracle import brute_force_diagram
 
 
 def _fit(X, y, widths, alpha, **kw):
@@ -114,7 +50,7 @@ def test_univariate_optimum_equals_brute_force(data, widths, alpha):
         y[0] = 1 - y[0]
     clf = _fit(X, y, widths, alpha)
     assert clf.is_optimal_
-    assert clf.objective_ == pytest.approx(brute_force(X, y, widths, alpha), abs=1e-9)
+    assert clf.objective_ == pytest.approx(brute_force_diagram(X, y, widths, alpha), abs=1e-9)
     _check_consistent(clf, X, y)
 
 
@@ -129,7 +65,7 @@ def test_three_classes_equal_brute_force(data):
     y = np.unique(y, return_inverse=True)[1]
     clf = _fit(X, y, (1, 1), 0.1)
     assert clf.is_optimal_
-    assert clf.objective_ == pytest.approx(brute_force(X, y, (1, 1), 0.1), abs=1e-9)
+    assert clf.objective_ == pytest.approx(brute_force_diagram(X, y, (1, 1), 0.1), abs=1e-9)
     _check_consistent(clf, X, y)
 
 
@@ -141,7 +77,7 @@ def test_tree_mode_equals_brute_force_over_trees(data):
     y[0], y[-1] = 0, 1
     clf = _fit(X, y, (1, 2), 0.0, tree=True)
     assert clf.diagram_.is_tree()
-    assert clf.objective_ == pytest.approx(brute_force(X, y, (1, 2), 0.0, tree=True), abs=1e-9)
+    assert clf.objective_ == pytest.approx(brute_force_diagram(X, y, (1, 2), 0.0, tree=True), abs=1e-9)
 
 
 def test_tree_mode_matches_the_exact_tree_engine_and_diagrams_never_lose():

@@ -20,70 +20,7 @@ from hypothesis import strategies as st
 
 from optimaltrees import DecisionDiagramClassifier
 
-
-# ---------------------------------------------------------------- oracle
-def _masks(X: np.ndarray) -> list[np.ndarray]:
-    """Every partition a univariate threshold makes (exact comparisons on
-    the original values), plus 'all positive'."""
-    masks = {tuple(np.ones(len(X), dtype=bool))}
-    for j in range(X.shape[1]):
-        for t in np.unique(X[:, j])[1:]:
-            masks.add(tuple(X[:, j] >= t))
-    return [np.array(m) for m in sorted(masks)]
-
-
-def brute_force(X, y, widths, alpha, *, min_flow=0.0, max_nodes=None) -> float:
-    """Least objective over every univariate diagram on the skeleton whose
-    used non-root nodes each carry >= min_flow rows and that uses at most
-    max_nodes nodes; inf when none."""
-    K, n = int(y.max()) + 1, len(y)
-    masks = _masks(X)
-    starts = np.concatenate([[0], np.cumsum(widths)])
-    m = int(starts[-1])
-    price = alpha / (m - 1) if m > 1 else 0.0
-    best = np.inf
-
-    def targets(layer):
-        nxt = list(range(starts[layer + 1], starts[layer + 2])) if layer + 1 < len(widths) else []
-        return nxt + [("t", c) for c in range(K)]
-
-    def finish(nodes):
-        nonlocal best
-        if max_nodes is not None and len(nodes) > max_nodes:
-            return
-        flow = dict.fromkeys(nodes, 0)
-        errors = 0
-        for i in range(n):
-            u = 0
-            while True:
-                flow[u] += 1
-                mask, neg, pos = nodes[u]
-                t = pos if mask[i] else neg
-                if isinstance(t, tuple):
-                    errors += t[1] != y[i]
-                    break
-                u = t
-        if any(flow[u] < min_flow for u in nodes if u):
-            return
-        best = min(best, errors / n + price * (len(nodes) - 1))
-
-    def place(layer, active, nodes):
-        if not active:
-            finish(nodes)
-            return
-        u, rest = active[0], active[1:]
-        for mask in masks:
-            for neg, pos in itertools.permutations(targets(layer), 2):
-                nodes[u] = (mask, neg, pos)
-                if rest:
-                    place(layer, rest, nodes)
-                else:
-                    used = {t for v in nodes if starts[layer] <= v < starts[layer + 1]
-                            for t in nodes[v][1:] if not isinstance(t, tuple)}
-                    place(layer + 1, sorted(used), nodes)
-                del nodes[u]
-    place(0, [0], {})
-    return best
+from oracle import brute_force_diagram, diagram_split_masks
 
 
 def best_small_tree(X, y, widths, alpha) -> float:
@@ -92,7 +29,7 @@ def best_small_tree(X, y, widths, alpha) -> float:
     n, K = len(y), int(y.max()) + 1
     m = int(np.sum(widths))
     price = alpha / (m - 1) if m > 1 else 0.0
-    masks = _masks(X)
+    masks = diagram_split_masks(X)
 
     def leaf(rows):
         return int(rows.sum() - np.bincount(y[rows], minlength=K).max()) if rows.any() else 0
@@ -152,7 +89,7 @@ def test_min_flow_holds_next_to_an_outlier():
     _recheck(clf, X, y, min_flow=2)
     assert np.all(clf.node_flows(np.asarray(X, float)) >= 2)
     if clf.is_optimal_:
-        assert clf.objective_ == pytest.approx(brute_force(np.asarray(X, float), y, (1, 2), 0.0, min_flow=2))
+        assert clf.objective_ == pytest.approx(brute_force_diagram(np.asarray(X, float), y, (1, 2), 0.0, min_flow=2))
 
 
 @pytest.mark.parametrize("splits", ["univariate", "multivariate"])
@@ -171,7 +108,7 @@ def test_predictions_are_exact_on_extreme_training_values():
     y = np.array([0, 1, 0, 1, 1])
     clf = _fit(X, y, (1, 2))
     _recheck(clf, X, y)
-    assert clf.is_optimal_ and clf.objective_ == pytest.approx(brute_force(X, y, (1, 2), 0.0))
+    assert clf.is_optimal_ and clf.objective_ == pytest.approx(brute_force_diagram(X, y, (1, 2), 0.0))
 
 
 # ---------------------------------------------------------------- fuzzing
@@ -215,7 +152,7 @@ def test_fuzz_no_false_optimum_no_broken_constraint(data, widths, alpha, min_flo
             assert clf.objective_ <= best_small_tree(X, y, widths, alpha) + 1e-9
     else:
         assert clf.objective_ == pytest.approx(
-            brute_force(X, y, widths, alpha, min_flow=min_flow or 0.0, max_nodes=max_nodes), abs=1e-9)
+            brute_force_diagram(X, y, widths, alpha, min_flow=min_flow or 0.0, max_nodes=max_nodes), abs=1e-9)
 
 
 # ---------------------------------------------------------------- refusals
