@@ -4,9 +4,11 @@ Markers (registered here so the suite does not depend on pyproject settings):
 
 * ``slow``  - tests taking more than a few seconds (real data at depth 3,
   time-limit runs).  Deselect with ``-m "not slow"``.
-* ``peer``  - tests that run the peer implementation ``pycontree`` live.
-  Skipped automatically when pycontree is not importable; deselect with
-  ``-m "not peer"``.
+* ``peer``  - tests that run the peer implementation ``pycontree`` live
+  (a test dependency: ``pip install ".[test]"``).
+
+The benchmark data the tests read is bundled in ``tests/data/datasets``: the
+whole suite runs on a clone, and a missing file fails, never skips.
 """
 import sys
 from pathlib import Path
@@ -19,7 +21,9 @@ TESTS_DIR = Path(__file__).resolve().parent
 if str(TESTS_DIR) not in sys.path:
     sys.path.insert(0, str(TESTS_DIR))
 
-DATASETS_DIR = Path(__file__).resolve().parents[2] / "shared" / "datasets"
+#: Benchmark data the tests read, bundled (xz) so that a clone runs the whole
+#: suite: copies of ../shared/datasets (UCI, CC BY 4.0; see its README).
+DATASETS_DIR = TESTS_DIR / "data" / "datasets"
 
 
 def pytest_configure(config):
@@ -29,11 +33,22 @@ def pytest_configure(config):
         "markers", "peer: runs the peer implementation pycontree live (needs pycontree)")
 
 
-def load_continuous(name, split="train"):
-    """Load ``shared/datasets/continuous/<split>/<name>.txt`` as (X, y);
-    skips the calling test when the file is not available."""
-    path = DATASETS_DIR / "continuous" / split / f"{name}.txt"
+def dataset_path(kind: str, file: str) -> Path:
+    """``tests/data/datasets/<kind>/<file>.xz``; missing data fails the test
+    (a skip would hide that the suite did not run whole)."""
+    path = DATASETS_DIR / kind / f"{file}.xz"
     if not path.exists():
-        pytest.skip(f"dataset not available: {path}")
-    data = np.loadtxt(path)
+        pytest.fail(f"bundled dataset missing: {path}")
+    return path
+
+
+def load_continuous(name, split="train"):
+    """ConTree's numeric data set ``name`` as (X, y)."""
+    data = np.loadtxt(dataset_path(f"continuous/{split}", f"{name}.txt"))
     return data[:, 1:].astype(np.float64), data[:, 0].astype(np.int64)
+
+
+def load_binary(name):
+    """The CP4IM binary data set ``name`` as (X, y)."""
+    data = np.loadtxt(dataset_path("binary", f"{name}.txt"))
+    return data[:, 1:], data[:, 0].astype(int)

@@ -3,7 +3,6 @@ that names the problem."""
 import numpy as np
 import pytest
 
-optimaltrees = pytest.importorskip("optimaltrees")
 from optimaltrees import OptimalTreeClassifier  # noqa: E402
 
 X_OK = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0]])
@@ -41,7 +40,7 @@ def test_nan_in_X_at_predict_time():
 
 
 def test_missing_values_in_dataframe():
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     df = pd.DataFrame({"a": [1.0, None, 3.0, 4.0], "b": [0.0, 1.0, 0.0, 1.0]})
     with pytest.raises(ValueError, match=r"(?i)nan"):
         OptimalTreeClassifier().fit(df, Y_OK)
@@ -54,7 +53,7 @@ def test_string_X():
 
 
 def test_string_column_in_dataframe():
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     df = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "b": ["x", "y", "x", "y"]})
     with pytest.raises(ERRORS, match=r"(?i)string|numeric|float|convert|dtype"):
         OptimalTreeClassifier().fit(df, Y_OK)

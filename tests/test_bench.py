@@ -7,7 +7,6 @@ import json
 import numpy as np
 import pytest
 
-pytest.importorskip("dask.distributed")
 
 from optimaltrees.bench import run_suite, suite_module  # noqa: E402
 from optimaltrees.bench.data import split_rows  # noqa: E402

@@ -7,7 +7,6 @@ import importlib
 import numpy as np
 import pytest
 
-pytest.importorskip("dask.distributed")
 
 from optimaltrees.bench.runner import Job, run_jobs  # noqa: E402
 

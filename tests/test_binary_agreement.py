@@ -3,10 +3,9 @@ optimal error counts on the CP4IM sets (``data/binary_optima.json``)."""
 import json
 from pathlib import Path
 
-import numpy as np
 import pytest
 
-from conftest import DATASETS_DIR
+from conftest import load_binary
 from oracle import recompute_error
 
 from optimaltrees import OptimalTreeClassifier
@@ -17,11 +16,7 @@ CASES = sorted((key.split(":")[0], int(key.split(":")[1])) for key in PEER)
 
 @pytest.mark.parametrize("name, depth", CASES)
 def test_binary_optimum_matches_pystreed(name, depth):
-    path = DATASETS_DIR / "binary" / f"{name}.txt"
-    if not path.exists():
-        pytest.skip(f"dataset not available: {path}")
-    data = np.loadtxt(path)
-    X, y = data[:, 1:], data[:, 0].astype(int)
+    X, y = load_binary(name)
     clf = OptimalTreeClassifier(max_depth=depth).fit(X, y)
     assert clf.is_optimal_
     assert clf.train_error_ == PEER[f"{name}:{depth}"]

@@ -171,7 +171,7 @@ def test_trace_and_export():
 
 
 def test_pandas_names_clone_and_pickle():
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     df = pd.DataFrame({"a": [0, 1, 2, 3, 4, 5, 6, 7], "group": [0, 1, 0, 1, 0, 1, 0, 1]})
     y = np.array([0, 0, 0, 1, 1, 1, 1, 0])
     clf = DecisionDiagramClassifier((1, 2), alpha=0.0, fairness_ratio=0.5, sensitive="group",

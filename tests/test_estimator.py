@@ -9,7 +9,6 @@ import pytest
 from helpers import check_tree_invariants
 from oracle import brute_force_objective, recompute_error, route
 
-optimaltrees = pytest.importorskip("optimaltrees")
 from optimaltrees import OptimalTreeClassifier, Tree, export_text  # noqa: E402
 
 
@@ -27,7 +26,7 @@ def make_data(n=60, p=3, k=3, seed=0):
 # ---------------------------------------------------------------------------
 
 def test_pandas_dataframe_feature_names_and_export():
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     rng = np.random.default_rng(1)
     df = pd.DataFrame({
         "alpha": rng.integers(0, 5, 40).astype(float),
@@ -59,7 +58,7 @@ def test_pandas_dataframe_feature_names_and_export():
 
 
 def test_pandas_series_target_and_integer_frame():
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     X, y = make_data(n=40, seed=3)
     X = np.round(X).astype(np.int64)  # integer dtype columns
     df = pd.DataFrame(X, columns=["a", "b", "c"])
@@ -70,7 +69,7 @@ def test_pandas_series_target_and_integer_frame():
 
 
 def test_refit_on_numpy_forgets_feature_names():
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     X, y = make_data(n=30, seed=4)
     clf = OptimalTreeClassifier(max_depth=1)
     clf.fit(pd.DataFrame(X, columns=["a", "b", "c"]), y)

@@ -16,7 +16,7 @@ from oracle import (
     recompute_objective,
 )
 
-optimaltrees = pytest.importorskip("optimaltrees")
+import optimaltrees  # noqa: E402
 OptimalTreeClassifier = optimaltrees.OptimalTreeClassifier
 
 SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])

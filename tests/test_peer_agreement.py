@@ -16,7 +16,6 @@ from conftest import load_continuous
 from helpers import check_tree_invariants
 from oracle import depth1_objective, depth2_objective, leaf_sizes, recompute_error
 
-optimaltrees = pytest.importorskip("optimaltrees")
 from optimaltrees import OptimalTreeClassifier  # noqa: E402
 
 PEER_FILE = Path(__file__).resolve().parent / "data" / "peer_optima.json"
@@ -196,8 +195,7 @@ def test_complexity_cost_on_real_data(name, cost):
 @pytest.mark.parametrize("name, limit", [("fault", 1.0), ("rice", 0.5), ("bean", 1.0)])
 def test_time_limit_returns_valid_bounds(name, limit):
     key = f"{name}:3"
-    if key not in PEER:
-        pytest.skip(f"no stored optimum for {key}")
+    assert key in PEER, f"no stored optimum for {key}"
     X, y = load(name)
     opt = PEER[key]
     clf = OptimalTreeClassifier(max_depth=3, time_limit=limit).fit(X, y)
@@ -229,7 +227,7 @@ def test_time_limit_not_binding_gives_optimal():
 @pytest.mark.parametrize("name", ["bank", "raisin"])
 @pytest.mark.parametrize("depth", [2, 3])
 def test_live_against_pycontree(name, depth):
-    pycontree = pytest.importorskip("pycontree")
+    import pycontree  # a test dependency
     X, y = load(name)
     model = pycontree.ConTree(max_depth=depth, time_limit=600)
     with warnings.catch_warnings():

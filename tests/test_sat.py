@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from hypothesis import given, note, settings, strategies as st
 
-from conftest import DATASETS_DIR
+from conftest import dataset_path
 from helpers import n_examples
 from oracle import brute_force_objective
 from test_exact_property import SETTINGS, instances
@@ -25,7 +25,6 @@ from optimaltrees.data.binarize import Binarizer
 from optimaltrees.search.sat import ConflictingExamplesError, available_solvers
 from optimaltrees.search.sat.worker import run_limited
 
-CATEGORICAL = DATASETS_DIR / "categorical"
 
 
 def oracle_min_depth(X, y) -> int:
@@ -119,7 +118,7 @@ def test_example_order_does_not_change_the_optimum(data, seed):
 
 
 def load_categorical(name):
-    df = pd.read_csv(CATEGORICAL / f"{name}.csv", encoding="utf-8-sig")
+    df = pd.read_csv(dataset_path("categorical", f"{name}.csv"), encoding="utf-8-sig")
     if name == "zoo":
         df = df.drop(columns=["animal_name"])
     return df.iloc[:, :-1], df.iloc[:, -1]
@@ -127,8 +126,6 @@ def load_categorical(name):
 
 @pytest.fixture(scope="module")
 def mouse():
-    if not (CATEGORICAL / "mouse.csv").exists():
-        pytest.skip("categorical data sets not available")
     return load_categorical("mouse")
 
 
@@ -166,8 +163,6 @@ def test_stats_are_reported(mouse):
 
 @pytest.mark.parametrize("name", ["mouse", "monk1"])
 def test_neighbourhood_repair_keeps_the_optimum(name):
-    if not (CATEGORICAL / f"{name}.csv").exists():
-        pytest.skip("categorical data sets not available")
     X, y = load_categorical(name)
     plain = SATTreeClassifier("size", repair=None).fit(X, y)
     assert plain.stats_["repaired"] == 0
@@ -290,8 +285,6 @@ def test_bad_data():
 
 
 def test_time_limit_without_a_tree_raises_a_timeout():
-    if not (CATEGORICAL / "car.csv").exists():
-        pytest.skip("car not available")
     X, y = load_categorical("car")
     with pytest.raises(TimeoutError, match="no tree that fits every example"):
         SATTreeClassifier("depth", categorical="all", time_limit=0.5).fit(X, y)
@@ -319,8 +312,6 @@ def test_worker_keeps_the_last_report_at_the_limit_and_reraises_errors():
 
 @pytest.mark.parametrize("name, depth", [("mouse", 2), ("mouse", 3), ("zoo", 2), ("monk1", 2)])
 def test_maxsat_errors_equal_the_dp_optimum_on_real_data(name, depth):
-    if not (CATEGORICAL / f"{name}.csv").exists():
-        pytest.skip("categorical data sets not available")
     X, y = load_categorical(name)
     sat = SATTreeClassifier("errors", max_depth=depth, categorical="all").fit(X, y)
     B = sat.binarizer_.transform(X).astype(float)
