@@ -215,7 +215,7 @@ def test_bad_data_names_the_problem():
     clf = DecisionDiagramClassifier((1,), time_limit=5)
     with pytest.raises(ValueError, match="NaN"):
         clf.fit(np.array([[0.0], [np.nan]]), np.array([0, 1]))
-    with pytest.raises(ValueError, match="single class"):
+    with pytest.raises(ValueError, match="one class only"):
         clf.fit(np.array([[0.0], [1.0]]), np.array([1, 1]))
     with pytest.raises(ValueError, match="0 sample"):
         clf.fit(np.zeros((0, 2)), np.zeros(0))

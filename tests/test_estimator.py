@@ -9,7 +9,7 @@ import pytest
 from helpers import check_tree_invariants
 from oracle import brute_force_objective, recompute_error, route
 
-from optimaltrees import OptimalTreeClassifier, Tree, export_text  # noqa: E402
+from optimaltrees import DecisionDiagramClassifier, OptimalTreeClassifier, Tree, export_text  # noqa: E402
 
 
 def make_data(n=60, p=3, k=3, seed=0):
@@ -376,13 +376,12 @@ def _expected_failed_checks(estimator):
     return EXPECTED_FAILED_CHECKS
 
 
-try:
-    from sklearn.utils.estimator_checks import parametrize_with_checks
-except ImportError:  # pragma: no cover
-    parametrize_with_checks = None
+from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
-if parametrize_with_checks is not None:
-    @parametrize_with_checks([OptimalTreeClassifier(max_depth=2)],
-                             expected_failed_checks=_expected_failed_checks)
-    def test_sklearn_compatible_estimator(estimator, check):
-        check(estimator)
+
+@parametrize_with_checks([OptimalTreeClassifier(max_depth=2),
+                          # a small skeleton and short limits keep the 55 checks near a minute
+                          DecisionDiagramClassifier((1, 2), time_limit=1, heuristic_time=0.0)],
+                         expected_failed_checks=_expected_failed_checks)
+def test_sklearn_compatible_estimator(estimator, check):
+    check(estimator)

@@ -277,7 +277,7 @@ def test_bad_data():
     with pytest.raises(ValueError, match="continuous"):
         clf.fit(np.array([[0.0], [1.0]]), np.array([0.5, 1.5]))
     clf.fit(np.array([[0.0, 1.0], [1.0, 0.0]]), np.array([0, 1]))
-    with pytest.raises(ValueError, match="3 features, but the model was fitted with 2"):
+    with pytest.raises(ValueError, match="3 features, but SATTreeClassifier is expecting 2 features"):
         clf.predict(np.zeros((1, 3)))
     from sklearn.exceptions import NotFittedError
     with pytest.raises(NotFittedError):

@@ -166,7 +166,9 @@ class Binarizer:
         cols, names, pandas_cat = _as_columns(X)
         n = len(cols[0]) if cols else 0
         if not cols:
-            raise ValueError("Found array with 0 feature(s) while a minimum of 1 is required.")
+            shape = tuple(np.shape(X)) if np.ndim(X) == 2 else None
+            raise ValueError(f"Found array with 0 feature(s){f' (shape={shape})' if shape else ''} while a "
+                             "minimum of 1 is required.")
         if n == 0:
             raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
         self.n_features_in_ = len(cols)
@@ -219,12 +221,13 @@ class Binarizer:
         return chosen
 
     # -- transform -------------------------------------------------------------
-    def transform(self, X) -> np.ndarray:
-        """The 0/1 matrix (n, n_tests_) of every test on every row."""
+    def transform(self, X, owner: str = "Binarizer") -> np.ndarray:
+        """The 0/1 matrix (n, n_tests_) of every test on every row; ``owner``
+        names the estimator in errors (scikit-learn's wording)."""
         cols, names, _ = _as_columns(X)
         if len(cols) != self.n_features_in_:
-            raise ValueError(f"X has {len(cols)} features, but the model was fitted with "
-                             f"{self.n_features_in_} features.")
+            raise ValueError(f"X has {len(cols)} features, but {owner} is expecting "
+                             f"{self.n_features_in_} features as input.")
         if self.feature_names_in_ is not None and names is not None and names != self.feature_names_in_:
             raise ValueError(f"X has columns {names}, but the model was fitted with columns "
                              f"{self.feature_names_in_}")

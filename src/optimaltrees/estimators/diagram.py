@@ -150,7 +150,7 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         y_index = y_index.reshape(-1)
         K = len(self.classes_)
         if K < 2:
-            raise ValueError(f"y has a single class ({self.classes_[0]!r}); a decision diagram needs two or more")
+            raise ValueError(f"y has one class only ({self.classes_[0]!r}); a decision diagram needs two or more")
         skeleton = make_skeleton(self.skeleton, K)
         group = self._groups(X, sensitive)
         n = X.shape[0]
@@ -208,15 +208,18 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         """The class of the terminal each row reaches."""
-        return self.classes_[self.diagram_.predict(self._input(X))]
+        X = self._input(X)          # first: raises NotFittedError before any fitted attribute is read
+        return self.classes_[self.diagram_.predict(X)]
 
     def predict_proba(self, X) -> np.ndarray:
         """One-hot on the predicted class (a diagram's terminals are classes)."""
-        return self.diagram_.predict_proba(self._input(X))
+        X = self._input(X)
+        return self.diagram_.predict_proba(X)
 
     def node_flows(self, X) -> np.ndarray:
         """How many rows of X pass through each decision node."""
-        return self.diagram_.node_flows(self._input(X))
+        X = self._input(X)
+        return self.diagram_.node_flows(X)
 
     def _names(self, feature_names):
         check_is_fitted(self, "diagram_")

@@ -261,7 +261,7 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
 
     # -- prediction (FittedTreeMixin) ------------------------------------------------
     def _tree_input(self, X) -> np.ndarray:
-        return self.binarizer_.transform(X).astype(np.float64)
+        return self.binarizer_.transform(X, owner=type(self).__name__).astype(np.float64)
 
     def _export_labels(self, decimals: int, feature_names) -> dict:
         return {"split_labels": self.binarizer_.test_labels(decimals, feature_names)}
