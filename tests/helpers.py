@@ -99,3 +99,14 @@ def check_tree_invariants(clf, X, y, max_depth=None):
         assert np.issubdtype(tree_pred.dtype, np.integer)
         assert np.array_equal(np.asarray(clf.classes_)[tree_pred], pred)
     return leaves
+
+
+def check_diagram_consistent(clf, X, y):
+    """A fitted diagram's reported error and objective are what the returned
+    diagram does on (X, y), and its bound does not exceed them."""
+    errors = int((clf.predict(X) != y).sum())
+    assert clf.train_error_ == errors
+    m = int(np.sum(clf.skeleton))
+    price = clf.alpha / (m - 1) if m > 1 else 0.0
+    assert clf.objective_ == pytest.approx(errors / len(y) + price * (clf.n_nodes_ - 1), abs=1e-9)
+    assert clf.bound_ <= clf.objective_ + 1e-9

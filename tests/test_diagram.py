@@ -18,22 +18,13 @@ from sklearn.base import clone
 from optimaltrees import DecisionDiagramClassifier, OptimalTreeClassifier
 from optimaltrees.search.diagram.skeleton import make_skeleton
 
+from helpers import check_diagram_consistent
 from oracle import brute_force_diagram
 
 
 def _fit(X, y, widths, alpha, **kw):
     return DecisionDiagramClassifier(widths, alpha=alpha, time_limit=None, heuristic_time=0.0,
                                      random_state=0, **kw).fit(X, y)
-
-
-def _check_consistent(clf, X, y):
-    """Reported error and objective equal what the returned diagram does."""
-    errors = int((clf.predict(X) != y).sum())
-    assert clf.train_error_ == errors
-    m = int(np.sum(clf.skeleton))
-    price = clf.alpha / (m - 1) if m > 1 else 0.0
-    assert clf.objective_ == pytest.approx(errors / len(y) + price * (clf.n_nodes_ - 1), abs=1e-9)
-    assert clf.bound_ <= clf.objective_ + 1e-9
 
 
 small_data = st.integers(3, 7).flatmap(lambda n: st.tuples(
@@ -51,7 +42,7 @@ def test_univariate_optimum_equals_brute_force(data, widths, alpha):
     clf = _fit(X, y, widths, alpha)
     assert clf.is_optimal_
     assert clf.objective_ == pytest.approx(brute_force_diagram(X, y, widths, alpha), abs=1e-9)
-    _check_consistent(clf, X, y)
+    check_diagram_consistent(clf, X, y)
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -66,7 +57,7 @@ def test_three_classes_equal_brute_force(data):
     clf = _fit(X, y, (1, 1), 0.1)
     assert clf.is_optimal_
     assert clf.objective_ == pytest.approx(brute_force_diagram(X, y, (1, 1), 0.1), abs=1e-9)
-    _check_consistent(clf, X, y)
+    check_diagram_consistent(clf, X, y)
 
 
 @settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -91,7 +82,7 @@ def test_tree_mode_matches_the_exact_tree_engine_and_diagrams_never_lose():
     assert tree.train_error_ == exact.train_error_
     diagram = _fit(X, y, (1, 2), 0.0)
     assert diagram.is_optimal_ and diagram.train_error_ <= tree.train_error_
-    _check_consistent(diagram, X, y)
+    check_diagram_consistent(diagram, X, y)
 
 
 def test_merges_happen_when_they_pay():
@@ -100,7 +91,7 @@ def test_merges_happen_when_they_pay():
     y = (X[:, 0].astype(int) ^ X[:, 1].astype(int)) | X[:, 2].astype(int)
     clf = _fit(X, y, (1, 2, 1), 0.0)
     assert clf.is_optimal_ and clf.train_error_ == 0
-    _check_consistent(clf, X, y)
+    check_diagram_consistent(clf, X, y)
 
 
 def test_multivariate_never_worse_and_separates_a_diagonal():
@@ -110,7 +101,7 @@ def test_multivariate_never_worse_and_separates_a_diagonal():
     uni = _fit(X, y, (1,), 0.0)
     multi = _fit(X, y, (1,), 0.0, splits="multivariate")
     assert multi.is_optimal_ and multi.train_error_ == 0 < uni.train_error_
-    _check_consistent(multi, X, y)
+    check_diagram_consistent(multi, X, y)
     assert "x[0]" in multi.export_text() and "x[1]" in multi.export_text()
 
 
@@ -148,7 +139,7 @@ def test_timeout_without_incumbent_returns_the_flagged_heuristic():
     assert not clf.is_optimal_ and clf.gap_ > 0
     assert clf.from_heuristic_ == clf.status_.startswith("heuristic")
     assert clf.objective_ <= clf.heuristic_objective_ + 1e-12
-    _check_consistent(clf, X, y)
+    check_diagram_consistent(clf, X, y)
 
 
 def test_trace_and_export():

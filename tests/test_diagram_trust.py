@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from optimaltrees import DecisionDiagramClassifier
 
+from helpers import check_diagram_consistent
 from oracle import brute_force_diagram, diagram_split_masks
 
 
@@ -58,12 +59,7 @@ def _recheck(clf, X, y, *, min_flow=0.0, max_nodes=None):
     """The reported numbers are what the returned model does, and (unless the
     status says a constraint is broken) every constraint holds."""
     X = np.asarray(X, dtype=float)
-    errors = int((clf.predict(X) != y).sum())
-    assert clf.train_error_ == errors
-    m = int(np.sum(clf.skeleton))
-    price = clf.alpha / (m - 1) if m > 1 else 0.0
-    assert clf.objective_ == pytest.approx(errors / len(y) + price * (clf.n_nodes_ - 1), abs=1e-9)
-    assert clf.bound_ <= clf.objective_ + 1e-9
+    check_diagram_consistent(clf, X, y)
     if "constraint violated" in clf.status_:
         assert not clf.is_optimal_
         return
