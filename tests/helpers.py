@@ -109,4 +109,4 @@ def check_diagram_consistent(clf, X, y):
     m = int(np.sum(clf.skeleton))
     price = clf.alpha / (m - 1) if m > 1 else 0.0
     assert clf.objective_ == pytest.approx(errors / len(y) + price * (clf.n_nodes_ - 1), abs=1e-9)
-    assert clf.bound_ <= clf.objective_ + 1e-9
+    assert clf.lower_bound_ <= clf.objective_ + 1e-9

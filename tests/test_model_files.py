@@ -404,12 +404,13 @@ def test_missing_fitted_state_is_refused(saved):
 
 @pytest.mark.parametrize("name, value, match", [
     ("evil", 1, "has no parameter 'evil'"),
-    ("max_depth", -3, "max_depth must be >= 0"),
-    ("max_depth", "3", "max_depth must be an integer"),
-    ("max_depth", 10**9, "max_depth must be <="),
+    ("max_depth", -3, r"'max_depth' parameter .* must be an int in the range \[0, 30\]\. Got -3"),
+    ("max_depth", "3", r"'max_depth' parameter .* Got '3'"),
+    ("max_depth", 10**9, r"'max_depth' parameter .* Got 1000000000"),
+    ("max_depth", True, r"'max_depth' parameter .* Got True"),
     ("search", {"__object__": "optimaltrees.cli:main", "state": {}}, "params.search"),
-    ("callback", "print", "callback must be callable"),
-    ("max_gap", {"__float__": "nan"}, "max_gap must be finite"),
+    ("callback", "print", r"'callback' parameter .* must be a callable or None"),
+    ("max_gap", {"__float__": "nan"}, r"'max_gap' parameter .* Got nan"),
 ])
 def test_parameters_are_checked(saved, name, value, match):
     doc = copy.deepcopy(saved["tree"])

@@ -221,9 +221,9 @@ def test_verbose_prints_a_progress_line(capsys):
 
 
 @pytest.mark.parametrize("bad, match", [
-    (dict(search="dfs"), "search must be one of"),
-    (dict(schedule="linear"), "schedule must be one of"),
-    (dict(search=3), "search must be one of"),
+    (dict(search="dfs"), r"'search' parameter of OptimalTreeClassifier must be a str among .* Got 'dfs'"),
+    (dict(schedule="linear"), r"'schedule' parameter of OptimalTreeClassifier must be a str among .* Got 'linear'"),
+    (dict(search=3), r"'search' parameter .* Got 3"),
 ])
 def test_bad_strategy_parameters(bad, match):
     X, y = load_continuous("bank")
@@ -233,7 +233,7 @@ def test_bad_strategy_parameters(bad, match):
 
 def test_bad_callback():
     X, y = load_continuous("bank")
-    with pytest.raises(TypeError, match="callback must be callable"):
+    with pytest.raises(TypeError, match=r"'callback' parameter .* must be a callable or None\. Got 3"):
         OptimalTreeClassifier(callback=3).fit(X, y)
 
 

@@ -9,10 +9,14 @@ Loading a file from a stranger runs none of the file's choosing: whatever
 :func:`load_model` (and :func:`model_from_dict`) accepts,
 
 * the only classes built are the three estimators and, each in its own place
-  inside them, ``Tree``, ``DecisionDiagram``, ``Binarizer``, ``BooleanTest``
-  and ``TracePoint``; names are looked up in fixed tables, never imported;
+  inside them, ``Tree``, ``DecisionDiagram``, ``Binarizer``, ``BooleanTest``,
+  ``TracePoint`` and ``FitSummary``; names are looked up in fixed tables,
+  never imported;
 * parameters are the estimator's own, plain JSON values that pass the
-  estimator's own ``_check_params``;
+  estimator's own validation (``validate_params``: scikit-learn's
+  ``_parameter_constraints``, then the checks across parameters);
+* ``metadata`` (what a caller such as the command line stores next to the
+  model, e.g. the training file's columns) is plain JSON values only;
 * fitted attributes are those the estimator has, each of the expected type,
   dtype and shape, and consistent with each other (``classes_``,
   ``n_features_in_``, the tree's or diagram's features and classes, its size
@@ -39,11 +43,13 @@ import numpy as np
 
 from optimaltrees.anytime import TracePoint
 from optimaltrees.data.binarize import Binarizer, BooleanTest
+from optimaltrees.estimators._base import validate_params
 from optimaltrees.estimators.classifier import OptimalTreeClassifier
 from optimaltrees.estimators.diagram import DecisionDiagramClassifier
 from optimaltrees.estimators.sat import MAX_SAT_DEPTH, SATTreeClassifier
 from optimaltrees.model.checks import check_diagram_arrays, check_tree_arrays
 from optimaltrees.model.diagram import DecisionDiagram
+from optimaltrees.model.summary import METHODS, FitSummary
 from optimaltrees.model.tree import Tree
 
 FORMAT = "optimaltrees-model"
@@ -104,8 +110,9 @@ def _encode(value, where: str):
     raise TypeError(f"{where}: cannot store a {cls.__name__} in a model file")
 
 
-def model_to_dict(model) -> dict:
-    """The fitted estimator as plain JSON types."""
+def model_to_dict(model, metadata: dict | None = None) -> dict:
+    """The fitted estimator as plain JSON types; ``metadata`` (a dict of plain
+    values: strings, numbers, lists, dicts) is stored beside it, not in it."""
     fitted = {k: v for k, v in vars(model).items() if k.endswith("_") and not k.startswith("_")}
     if not fitted:
         raise ValueError(f"this {type(model).__name__} is not fitted yet: nothing to save")
@@ -115,14 +122,21 @@ def model_to_dict(model) -> dict:
             params[k] = _encode(v, k)
         except TypeError:
             params[k] = None   # e.g. a callback function: not part of the fitted model
-    return {"format": FORMAT, "version": VERSION,
-            "estimator": f"{type(model).__module__}:{type(model).__qualname__}",
-            "params": params, "fitted": {k: _encode(v, k) for k, v in fitted.items()}}
+    doc = {"format": FORMAT, "version": VERSION,
+           "estimator": f"{type(model).__module__}:{type(model).__qualname__}",
+           "params": params, "fitted": {k: _encode(v, k) for k, v in fitted.items()}}
+    if metadata is not None:
+        if not isinstance(metadata, dict):
+            raise TypeError(f"metadata must be a dict, got {type(metadata).__name__}")
+        doc["metadata"] = _encode(metadata, "metadata")
+        _metadata(doc["metadata"], "metadata")      # only what loading accepts
+    return doc
 
 
-def save_model(model, path: str | Path) -> None:
-    """Write a fitted estimator to ``path`` as JSON."""
-    Path(path).write_text(json.dumps(model_to_dict(model), indent=1) + "\n")
+def save_model(model, path: str | Path, metadata: dict | None = None) -> None:
+    """Write a fitted estimator to ``path`` as JSON, with ``metadata`` (plain
+    values) beside it; :func:`load_model` with ``with_metadata=True`` returns it."""
+    Path(path).write_text(json.dumps(model_to_dict(model, metadata), indent=1) + "\n")
 
 
 # ------------------------------------------------------------------ loading: plain values
@@ -341,6 +355,7 @@ _DIAGRAM = "optimaltrees.model.diagram:DecisionDiagram"
 _BINARIZER = "optimaltrees.data.binarize:Binarizer"
 _BOOLEAN_TEST = "optimaltrees.data.binarize:BooleanTest"
 _TRACE_POINT = "optimaltrees.anytime:TracePoint"
+_SUMMARY = "optimaltrees.model.summary:FitSummary"
 
 
 def _state(value, where: str, name: str, fields: tuple[str, ...]) -> dict:
@@ -469,16 +484,23 @@ def _stats(value, where: str) -> dict:
     return stats
 
 
-def _cli_input(value, where: str) -> dict:
-    """What the command line remembers of the training file: its label and columns."""
+def _summary(value, where: str) -> FitSummary:
+    """A FitSummary: each field of its type (``_check_fitted`` then matches it to the estimator)."""
+    decoders = {"method": _string, "objective_name": _string, "objective": _real, "lower_bound": _real,
+                "gap": _real, "proven": _boolean, "timed_out": _boolean, "interrupted": _boolean,
+                "memory_out": _boolean, "stopped": _boolean, "fit_seconds": _real, "status": _string}
+    s = _state(value, where, _SUMMARY, tuple(decoders))
+    fields = {k: decode(s[k], f"{where}.{k}") for k, decode in decoders.items()}
+    if fields["method"] not in METHODS:
+        raise ValueError(f"{where}.method: must be one of {METHODS}, got {fields['method']!r}")
+    return FitSummary(**fields)
+
+
+def _metadata(value, where: str) -> dict:
+    """What a caller stored beside the model: plain JSON values under string keys."""
     meta = _plain(value, where)
-    if not isinstance(meta, dict) or not set(meta) <= {"label", "columns"}:
-        raise ValueError(f"{where}: expected a dict with 'label' and 'columns', got {_describe(value)}")
-    columns = meta.get("columns")
-    if columns is not None and not (isinstance(columns, list) and all(isinstance(c, str) for c in columns)):
-        raise ValueError(f"{where}.columns: expected a list of column names, got {_describe(columns)}")
-    if not (meta.get("label") is None or isinstance(meta.get("label"), (str, int))):
-        raise ValueError(f"{where}.label: expected a column name, got {_describe(meta['label'])}")
+    if not isinstance(meta, dict) or not all(isinstance(k, str) for k in meta):
+        raise ValueError(f"{where}: expected an object with string keys, got {_describe(value)}")
     return meta
 
 
@@ -505,11 +527,11 @@ _ESTIMATORS = {
 }
 _COMMON = {"classes_": _labels, "n_features_in_": _size, "feature_names_in_": _names,
            "train_error_": _non_negative, "is_optimal_": _boolean, "fit_time_": _real,
-           "stats_": _stats, "cli_input_": _cli_input}
+           "stats_": _stats, "summary_": _summary, "gap_": _real}
 _FITTED = {
     OptimalTreeClassifier: {
         **_COMMON, "tree_": _tree, "n_classes_": _size, "objective_": _real, "lower_bound_": _real,
-        "gap_": _real, "timed_out_": _boolean, "interrupted_": _boolean, "stopped_": _boolean,
+        "timed_out_": _boolean, "interrupted_": _boolean, "stopped_": _boolean,
         "memory_out_": _boolean, "trace_": _trace},
     SATTreeClassifier: {
         **_COMMON, "tree_": _tree, "binarizer_": _binarizer, "n_classes_": _size,
@@ -517,18 +539,20 @@ _FITTED = {
         "min_depth_": _optional(_non_negative)},
     DecisionDiagramClassifier: {
         **_COMMON, "diagram_": _diagram, "sensitive_levels_": _labels, "scale_offset_": _reals,
-        "scale_": _reals, "objective_": _real, "bound_": _real, "gap_": _real, "status_": _string,
-        "from_heuristic_": _boolean, "interrupted_": _boolean, "heuristic_objective_": _real,
-        "trace_": _trace, "solve_time_": _real, "n_nodes_": _non_negative,
+        "scale_": _reals, "objective_": _real, "lower_bound_": _real, "status_": _string,
+        "from_heuristic_": _boolean, "timed_out_": _boolean, "interrupted_": _boolean,
+        "heuristic_objective_": _real, "trace_": _trace, "solve_time_": _real, "n_nodes_": _non_negative,
         "fairness_rates_": _pair_of_reals},
 }
-_REQUIRED = {OptimalTreeClassifier: ("classes_", "n_features_in_", "tree_"),
-             SATTreeClassifier: ("classes_", "n_features_in_", "tree_", "binarizer_"),
-             DecisionDiagramClassifier: ("classes_", "n_features_in_", "diagram_")}
+_REQUIRED = {OptimalTreeClassifier: ("classes_", "n_features_in_", "tree_", "summary_"),
+             SATTreeClassifier: ("classes_", "n_features_in_", "tree_", "binarizer_", "summary_"),
+             DecisionDiagramClassifier: ("classes_", "n_features_in_", "diagram_", "summary_")}
+#: FitSummary.method of each estimator
+_METHOD = {OptimalTreeClassifier: "tree", SATTreeClassifier: "sat", DecisionDiagramClassifier: "diagram"}
 
 
 def _params(cls, params, model) -> None:
-    """Set the file's parameters on ``model``, then run the estimator's own checks."""
+    """Set the file's parameters on ``model``, then run the estimator's own validation."""
     if not isinstance(params, dict):
         raise ValueError(f"params: expected an object, got {_describe(params)}")
     known = set(cls._get_param_names())
@@ -537,7 +561,7 @@ def _params(cls, params, model) -> None:
         raise ValueError(f"params: {cls.__name__} has no parameter {unknown[0]!r}")
     model.set_params(**{k: _plain(v, f"params.{k}") for k, v in params.items()})
     try:
-        model._check_params()
+        validate_params(model)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"params: {exc}") from None
     except ImportError:
@@ -570,6 +594,11 @@ def _check_skeleton(diagram: DecisionDiagram, skeleton) -> None:
         raise ValueError(f"fitted.diagram_: layer widths {widths.tolist()} exceed the skeleton {list(skeleton)}")
 
 
+def _same(a, b) -> bool:
+    """Equal, with nan equal to nan."""
+    return a == b or (isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b))
+
+
 def _check_fitted(model, fitted: dict) -> None:
     """The attributes agree with each other and with the parameters."""
     missing = [k for k in _REQUIRED[type(model)] if k not in fitted]
@@ -579,6 +608,15 @@ def _check_fitted(model, fitted: dict) -> None:
     n_features = fitted["n_features_in_"]
     if fitted.get("n_classes_", n_classes) != n_classes:
         raise ValueError(f"fitted.n_classes_: {fitted['n_classes_']}, but classes_ has {n_classes} labels")
+    summary = fitted["summary_"]
+    if summary.method != _METHOD[type(model)]:
+        raise ValueError(f"fitted.summary_: method {summary.method!r}, but the estimator is "
+                         f"{type(model).__name__} ({_METHOD[type(model)]!r})")
+    for key, field in (("is_optimal_", "proven"), ("gap_", "gap"), ("timed_out_", "timed_out"),
+                       ("interrupted_", "interrupted"), ("fit_time_", "fit_seconds")):
+        if key in fitted and not _same(fitted[key], getattr(summary, field)):
+            raise ValueError(f"fitted.summary_: {field} is {getattr(summary, field)!r}, "
+                             f"but {key} is {fitted[key]!r}")
     names = fitted.get("feature_names_in_")
     if names is not None and len(names) != n_features:
         raise ValueError(f"fitted.feature_names_in_: {len(names)} names for {n_features} features")
@@ -622,7 +660,7 @@ def _model_from_dict(data):
         raise ValueError("not an optimaltrees model file (no 'format': 'optimaltrees-model' entry)")
     if data.get("version") != VERSION or isinstance(data.get("version"), bool):
         raise ValueError(f"model file version {_describe(data.get('version'))}; this optimaltrees reads {VERSION}")
-    unknown = sorted(set(data) - {"format", "version", "estimator", "params", "fitted"})
+    unknown = sorted(set(data) - {"format", "version", "estimator", "params", "fitted", "metadata"})
     if unknown:
         raise ValueError(f"model file has unknown top-level entries {unknown[:5]}")
     _check_nesting(data)
@@ -643,23 +681,28 @@ def _model_from_dict(data):
         raise ValueError(f"fitted: {cls.__name__} has no fitted attribute {unknown[0]!r}")
     values = {k: decoders[k](v, f"fitted.{k}") for k, v in fitted.items()}
     _check_fitted(model, values)
+    metadata = _metadata(data["metadata"], "metadata") if "metadata" in data else {}
     for k, v in values.items():
         setattr(model, k, v)
-    return model
+    return model, metadata
 
 
-def model_from_dict(data: dict):
-    """The estimator a :func:`model_to_dict` document describes; any other
-    content raises ValueError (see the module docstring for what is checked)."""
+def model_from_dict(data: dict, *, with_metadata: bool = False):
+    """The estimator a :func:`model_to_dict` document describes (with
+    ``with_metadata``: the pair (estimator, metadata dict, empty when none was
+    stored)); any other content raises ValueError (see the module docstring
+    for what is checked)."""
     try:
-        return _model_from_dict(data)
+        model, metadata = _model_from_dict(data)
+        return (model, metadata) if with_metadata else model
     except (KeyError, TypeError, AttributeError, IndexError, OverflowError, RecursionError) as exc:
         # every check above raises ValueError; this is the net under them
         raise ValueError(f"malformed model file ({type(exc).__name__}: {exc})") from None
 
 
-def load_model(path: str | Path):
+def load_model(path: str | Path, *, with_metadata: bool = False):
     """Read an estimator written by :func:`save_model`; it predicts as before.
+    With ``with_metadata``, the pair (estimator, the metadata saved with it).
 
     Safe on files from anywhere: bad content raises ValueError (see the module docstring)."""
     path = Path(path)
@@ -676,4 +719,4 @@ def load_model(path: str | Path):
         raise ValueError(f"{path}: nests lists or objects too deeply for a model file") from None
     except ValueError as exc:   # JSONDecodeError, UnicodeDecodeError, an int of too many digits
         raise ValueError(f"{path}: not a JSON model file ({exc})") from None
-    return model_from_dict(data)
+    return model_from_dict(data, with_metadata=with_metadata)

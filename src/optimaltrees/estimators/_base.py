@@ -1,19 +1,22 @@
-"""What every fitted-tree estimator shares: prediction and export over ``tree_``.
+"""What the estimators share: prediction and export over ``tree_``
+(``FittedTreeMixin``), and parameter validation (``validate_params``).
 
-Subclasses say how raw input becomes the tree's feature matrix
+Tree subclasses say how raw input becomes the tree's feature matrix
 (``_tree_input``) and how splits read (``_export_labels``)."""
 from __future__ import annotations
 
 import numbers
+from numbers import Real
 
 import numpy as np
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
-from optimaltrees.model.export import export_text
+from optimaltrees.model.export import export_text, export_tree_dot
 
 
 class FittedTreeMixin:
-    """predict / predict_proba / apply / export_text / get_depth / get_n_leaves."""
+    """predict / predict_proba / apply / export_text / export_dot / get_depth / get_n_leaves."""
 
     def _tree_input(self, X) -> np.ndarray:
         raise NotImplementedError
@@ -45,15 +48,23 @@ class FittedTreeMixin:
         X = self._validated(X)
         return self.tree_.apply(X)
 
-    def export_text(self, decimals: int = 4, feature_names=None) -> str:
-        """The fitted tree as indented text, in the training data's feature
-        names (or ``feature_names``, one per input column) and class names."""
+    def _labels(self, decimals: int, feature_names) -> dict:
         check_is_fitted(self, "tree_")
         if feature_names is not None and len(feature_names) != self.n_features_in_:
             raise ValueError(f"feature_names has {len(feature_names)} names, the model was fitted "
                              f"with {self.n_features_in_} features")
-        return export_text(self.tree_, class_names=list(self.classes_), decimals=decimals,
-                           **self._export_labels(decimals, feature_names))
+        return self._export_labels(decimals, feature_names)
+
+    def export_text(self, decimals: int = 4, feature_names=None) -> str:
+        """The fitted tree as indented text, in the training data's feature
+        names (or ``feature_names``, one per input column) and class names."""
+        labels = self._labels(decimals, feature_names)
+        return export_text(self.tree_, class_names=list(self.classes_), decimals=decimals, **labels)
+
+    def export_dot(self, decimals: int = 4, feature_names=None) -> str:
+        """Graphviz DOT source of the fitted tree, labelled as :meth:`export_text`."""
+        labels = self._labels(decimals, feature_names)
+        return export_tree_dot(self.tree_, class_names=list(self.classes_), decimals=decimals, **labels)
 
     def get_depth(self) -> int:
         check_is_fitted(self, "tree_")
@@ -64,23 +75,29 @@ class FittedTreeMixin:
         return self.tree_.n_leaves
 
 
-def check_number(name: str, value, *, allow_none: bool = False, positive: bool = False,
-                 low: float | None = None, high: float | None = None) -> None:
-    """A real number in range, with an error that names the parameter."""
-    if value is None:
-        if allow_none:
-            return
-        raise TypeError(f"{name} must be a number, got None")
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number, got {value!r} ({type(value).__name__})")
-    if not np.isfinite(value):
-        raise ValueError(f"{name} must be finite, got {value}")
-    if positive and value <= 0:
-        raise ValueError(f"{name} must be > 0 (or None for no limit), got {value}")
-    if low is not None and value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value}")
-    if high is not None and value > high:
-        raise ValueError(f"{name} must be <= {high}, got {value}")
+class Range(Interval):
+    """scikit-learn's ``Interval`` that also refuses booleans (``True`` is
+    neither a depth nor a number of seconds); messages are scikit-learn's,
+    naming the parameter: "The 'max_depth' parameter of ... must be an int
+    in the range [0, 30]. Got -1 instead."."""
+
+    def is_satisfied_by(self, val):
+        return not isinstance(val, (bool, np.bool_)) and super().is_satisfied_by(val)
+
+
+def positive_seconds():
+    """A time limit: seconds > 0 and finite, or None for none."""
+    return [Range(Real, 0, np.inf, closed="neither"), None]
+
+
+def validate_params(estimator) -> None:
+    """Every parameter check of an optimaltrees estimator: scikit-learn's
+    validation against its ``_parameter_constraints``, then the checks that
+    involve several parameters (``_check_param_combinations``).  Raises
+    ValueError or TypeError naming the parameter; ``fit`` and the model-file
+    loader both call it."""
+    estimator._validate_params()
+    estimator._check_param_combinations()
 
 
 def check_integer(name: str, value, *, low: int | None = None, allow_none: bool = False) -> None:

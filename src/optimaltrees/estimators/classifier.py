@@ -1,17 +1,19 @@
 """``OptimalTreeClassifier``: exact optimal classification trees as a scikit-learn estimator."""
 from __future__ import annotations
 
-import numbers
 import time
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import StrOptions
 
 from optimaltrees.data.validation import check_class_labels, check_fit_data, check_predict_data
-from optimaltrees.estimators._base import FittedTreeMixin, check_number as _check_number
+from optimaltrees.estimators._base import FittedTreeMixin, Range, positive_seconds, validate_params
 from optimaltrees.anytime import ProgressLine
+from optimaltrees.model.summary import FitSummary, relative_gap, status_text
 from optimaltrees.search.contree import search_tree
 from optimaltrees.search.strategies import SCHEDULES, STRATEGIES
 
@@ -89,12 +91,15 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
     train_error_ : int      training misclassifications of ``tree_``
     objective_ : float      train_error_ + node cost * branching nodes
     lower_bound_ : float    proven lower bound on the optimal objective
+    gap_ : float            relative gap (objective_ - lower_bound_) / objective_ as a
+        fraction (0.0 when the bound meets the objective; 0.05 = 5%), as on every estimator
     is_optimal_ : bool      objective_ is proven optimal
     timed_out_ : bool       the time limit stopped the search
     interrupted_ : bool     Ctrl-C stopped the search (the best tree so far is kept)
     stopped_ : bool         the callback stopped the search
     memory_out_ : bool      the memory limit stopped the search (the best tree so far is kept)
     fit_time_ : float       seconds spent in ``fit`` (validation, encoding, search, export)
+    summary_ : FitSummary   the fit in the fields every estimator shares (method "tree")
     trace_ : list of TracePoint
         (time, error, objective, lower_bound) at every better tree or bound;
         errors never increase and bounds never decrease along it.
@@ -128,41 +133,29 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         self.callback = callback
         self.verbose = verbose
 
-    # -- parameters ------------------------------------------------------------
-    def _check_params(self) -> None:
-        d = self.max_depth
-        if isinstance(d, (bool, np.bool_)) or not isinstance(d, numbers.Integral):
-            raise TypeError(f"max_depth must be an integer, got {d!r} ({type(d).__name__})")
-        if d < 0:
-            raise ValueError(f"max_depth must be >= 0, got {d}")
-        if d > MAX_SUPPORTED_DEPTH:
-            raise ValueError(f"max_depth must be <= {MAX_SUPPORTED_DEPTH}, got {d}")
-        _check_number("time_limit", self.time_limit, allow_none=True, positive=True)
-        _check_number("max_gap", self.max_gap, low=0.0, high=1.0)
-        _check_number("complexity_cost", self.complexity_cost, low=0.0, high=1.0)
-        _check_number("memory_limit", self.memory_limit, allow_none=True, positive=True)
-        j = self.n_jobs
-        if j is not None and (isinstance(j, (bool, np.bool_)) or not isinstance(j, numbers.Integral) or j == 0):
-            raise ValueError(f"n_jobs must be None, a positive integer or a negative one (-1 = all cores), got {j!r}")
-        m = self.min_samples_leaf
-        if isinstance(m, (bool, np.bool_)) or not isinstance(m, numbers.Integral):
-            raise TypeError(f"min_samples_leaf must be an integer, got {m!r}")
-        if m < 1:
-            raise ValueError(f"min_samples_leaf must be >= 1, got {m}")
-        if not isinstance(self.search, str) or self.search not in STRATEGIES:
-            raise ValueError(f"search must be one of {', '.join(map(repr, STRATEGIES))}, got {self.search!r}")
-        if not isinstance(self.schedule, str) or self.schedule not in SCHEDULES:
-            raise ValueError(f"schedule must be one of {', '.join(map(repr, SCHEDULES))}, got {self.schedule!r}")
-        if self.callback is not None and not callable(self.callback):
-            raise TypeError(f"callback must be callable or None, got {self.callback!r}")
-        if not isinstance(self.verbose, (bool, np.bool_, numbers.Integral)):
-            raise TypeError(f"verbose must be a bool, got {self.verbose!r}")
+    _parameter_constraints = {
+        "max_depth": [Range(Integral, 0, MAX_SUPPORTED_DEPTH, closed="both")],
+        "time_limit": positive_seconds(),
+        "max_gap": [Range(Real, 0, 1, closed="both")],
+        "complexity_cost": [Range(Real, 0, 1, closed="both")],
+        "min_samples_leaf": [Range(Integral, 1, None, closed="left")],
+        "memory_limit": [Range(Real, 0, np.inf, closed="neither"), None],
+        # None: 1 thread; -1: all cores; 0 is meaningless
+        "n_jobs": [Range(Integral, 1, None, closed="left"), Range(Integral, None, -1, closed="right"), None],
+        "search": [StrOptions(set(STRATEGIES))],
+        "schedule": [StrOptions(set(SCHEDULES))],
+        "callback": [callable, None],
+        "verbose": ["verbose"],
+    }
+
+    def _check_param_combinations(self) -> None:
+        """Nothing beyond ``_parameter_constraints``: every parameter stands alone."""
 
     # -- fitting ---------------------------------------------------------------
     def fit(self, X, y) -> "OptimalTreeClassifier":
         """Search for the optimal tree on (X, y); X numeric, y any sortable labels."""
         start = time.perf_counter()
-        self._check_params()
+        validate_params(self)
         X, y = check_fit_data(self, X, y)
         check_class_labels(y)
         try:
@@ -233,9 +226,17 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         self.trace_ = result.trace
         stopped_early = result.timed_out or result.interrupted or result.stopped or result.memory_out
         self.is_optimal_ = (not stopped_early) and objective - self.lower_bound_ <= 1e-9 * max(1.0, objective)
-        self.gap_ = objective - self.lower_bound_
+        self.gap_ = relative_gap(objective, self.lower_bound_)
         self.fit_time_ = time.perf_counter() - start
         self.stats_ = result.stats
+        self.summary_ = FitSummary(
+            method="tree", objective_name="training errors + node cost" if node_cost else "training errors",
+            objective=float(objective), lower_bound=float(self.lower_bound_), gap=self.gap_,
+            proven=bool(self.is_optimal_), timed_out=bool(self.timed_out_), interrupted=bool(self.interrupted_),
+            memory_out=bool(self.memory_out_), stopped=bool(self.stopped_), fit_seconds=self.fit_time_,
+            status=status_text(bool(self.is_optimal_), timed_out=bool(self.timed_out_),
+                               interrupted=bool(self.interrupted_), memory_out=bool(self.memory_out_),
+                               stopped=bool(self.stopped_)))
         return self
 
     # -- prediction ------------------------------------------------------------

@@ -4,18 +4,33 @@ from __future__ import annotations
 import numbers
 import time
 import warnings
+from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from optimaltrees.data.validation import check_class_labels, check_fit_data, check_predict_data
-from optimaltrees.estimators._base import check_integer, check_number
+from optimaltrees.estimators._base import Range, positive_seconds, validate_params
 from optimaltrees.model.export import export_diagram_dot, export_diagram_text
 from optimaltrees.search.diagram.heuristic import Settings
 from optimaltrees.search.diagram.skeleton import make_skeleton
-from optimaltrees.search.diagram.solve import check_solver
+from optimaltrees.model.summary import FitSummary, relative_gap
+from optimaltrees.search.diagram.solve import SOLVERS, check_solver
 from optimaltrees.search.diagram.train import encode, fairness_rates, train_diagram
+
+
+def _status(proven: bool, status: str, from_heuristic: bool) -> str:
+    """The summary's status line from the trainer's status (a solver status,
+    or why the answer is not trusted)."""
+    if proven:
+        return "proven optimal"
+    plain = {"time_limit": "time limit reached", "interrupted": "interrupted"}
+    text = f"not proven optimal ({plain[status]})" if status in plain else f"not proven optimal: {status}"
+    if from_heuristic and not status.startswith(("heuristic", "unverified")):
+        text += "; the heuristic's diagram (the solver found nothing better)"
+    return text
 
 
 class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
@@ -64,6 +79,24 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
     The MILP's size is estimated first: beyond ~30 million nonzeros (or a
     skeleton of more than a million arcs, e.g. a million classes) the fit
     is refused with a ValueError before any work.
+
+    Attributes
+    ----------
+    diagram_ : DecisionDiagram
+    classes_, n_features_in_, feature_names_in_
+    train_error_ : int        training misclassifications
+    objective_ : float        error rate + alpha * (used nodes - 1) / (skeleton nodes - 1)
+    lower_bound_ : float      proven lower bound on the optimal objective
+    gap_ : float              relative gap (objective_ - lower_bound_) / objective_ as a
+        fraction (0.0 when the bound meets the objective), as on every estimator
+    is_optimal_ : bool        proven optimal and verified (see Trust above)
+    status_ : str             the solver's status, or why the answer is not trusted
+    from_heuristic_ : bool    the diagram is the heuristic's (the solver found nothing better)
+    timed_out_ : bool         the time limit stopped the solver (or kept it from starting)
+    interrupted_ : bool       Ctrl-C stopped the fit (the best diagram so far is kept)
+    heuristic_objective_, trace_, solve_time_, n_nodes_, stats_, fairness_rates_
+    fit_time_ : float         seconds spent in ``fit``
+    summary_ : FitSummary     the fit in the fields every estimator shares (method "diagram")
     """
 
     def __init__(self, skeleton=(1, 2, 4, 4), *, splits: str = "univariate", alpha: float = 0.01,
@@ -89,21 +122,27 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
 
-    def _check_params(self) -> None:
-        if self.splits not in ("univariate", "multivariate"):
-            raise ValueError(f"splits must be 'univariate' or 'multivariate', got {self.splits!r}")
-        check_number("alpha", self.alpha, low=0.0)
-        check_number("time_limit", self.time_limit, allow_none=True, positive=True)
-        check_number("heuristic_time", self.heuristic_time, low=0.0)
-        check_number("epsilon", self.epsilon, positive=True, high=0.1)
-        check_integer("max_nodes", self.max_nodes, low=1, allow_none=True)
-        check_integer("threads", self.threads, low=1)
-        if not isinstance(self.tree, (bool, np.bool_)):
-            raise TypeError(f"tree must be True or False, got {self.tree!r}")
-        if self.fairness_ratio is not None:
-            check_number("fairness_ratio", self.fairness_ratio, low=0.0, high=1.0)
-        if self.min_flow is not None:
-            check_number("min_flow", self.min_flow, low=0.0)
+    _parameter_constraints = {
+        "skeleton": "no_validation",      # checked with the number of classes in fit (make_skeleton)
+        "splits": [StrOptions({"univariate", "multivariate"})],
+        "alpha": [Range(Real, 0, np.inf, closed="left")],
+        "tree": ["boolean"],
+        "max_nodes": [Range(Integral, 1, None, closed="left"), None],
+        "min_flow": [Range(Real, 0, np.inf, closed="left"), None],
+        "fairness_ratio": [Range(Real, 0, 1, closed="both"), None],
+        "sensitive": [Range(Integral, 0, None, closed="left"), str, None],
+        "positive_class": "no_validation",    # any class label; checked against y in fit
+        "time_limit": positive_seconds(),
+        "solver": [StrOptions(set(SOLVERS))],
+        "heuristic_time": [Range(Real, 0, np.inf, closed="left")],
+        "epsilon": [Range(Real, 0, 0.1, closed="right")],
+        "threads": [Range(Integral, 1, None, closed="left")],
+        "random_state": [Range(Integral, 0, None, closed="left"), np.random.Generator, None],
+        "verbose": ["verbose"],
+    }
+
+    def _check_param_combinations(self) -> None:
+        """What the constraints cannot say: the solver must be installed."""
         check_solver(self.solver)
 
     def _groups(self, X: np.ndarray, sensitive) -> np.ndarray | None:
@@ -140,7 +179,7 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y, sensitive=None) -> "DecisionDiagramClassifier":
         start = time.perf_counter()
-        self._check_params()
+        validate_params(self)
         X, y = check_fit_data(self, X, y)
         check_class_labels(np.asarray(y))
         try:
@@ -182,12 +221,14 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         self.scale_ = res.model.scale
         self.train_error_ = int(round(res.errors))
         self.objective_ = res.objective
-        self.bound_ = res.bound
-        self.gap_ = 0.0 if res.objective - res.bound <= 1e-9 else (res.objective - res.bound) / max(res.objective, 1e-12)
+        self.lower_bound_ = res.bound
+        self.gap_ = relative_gap(res.objective, res.bound)
         self.is_optimal_ = res.proven
         self.status_ = res.status
         self.from_heuristic_ = res.from_heuristic
-        self.interrupted_ = res.stats.get("solver_status") == "interrupted"
+        solver_status = res.stats.get("solver_status")
+        self.timed_out_ = solver_status == "time_limit"
+        self.interrupted_ = solver_status == "interrupted"
         if self.interrupted_:
             warnings.warn("fit interrupted (Ctrl-C): returning the best diagram found so far"
                           + ("" if res.proven else ", not proven optimal"), RuntimeWarning, stacklevel=2)
@@ -200,6 +241,12 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
             pred = self.diagram_.predict(X) == fairness[0]
             self.fairness_rates_ = fairness_rates(np.ones(n), group, pred)
         self.fit_time_ = time.perf_counter() - start
+        self.summary_ = FitSummary(
+            method="diagram", objective_name="error rate + alpha * node share", objective=float(res.objective),
+            lower_bound=float(res.bound), gap=self.gap_, proven=bool(res.proven),
+            timed_out=bool(self.timed_out_), interrupted=bool(self.interrupted_), memory_out=False,
+            stopped=False, fit_seconds=self.fit_time_,
+            status=_status(res.proven, res.status, res.from_heuristic))
         return self
 
     def _input(self, X) -> np.ndarray:

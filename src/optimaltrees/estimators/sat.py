@@ -3,13 +3,17 @@ from __future__ import annotations
 
 import time
 import warnings
+from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils._param_validation import StrOptions
 
 from optimaltrees.data.binarize import Binarizer
 from optimaltrees.data.validation import check_class_labels, check_raw_labels, is_missing
-from optimaltrees.estimators._base import FittedTreeMixin, check_integer, check_number
+from optimaltrees.estimators._base import (FittedTreeMixin, Range, check_integer, positive_seconds,
+                                           validate_params)
+from optimaltrees.model.summary import FitSummary, relative_gap, status_text
 from optimaltrees.search.sat import CARDINALITIES, infer, min_errors, prepare
 from optimaltrees.search.sat.encoding import check_solver_name
 from optimaltrees.search.sat.inference import DEFAULT_REPAIR
@@ -95,10 +99,13 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
     min_depth_ : int or None   the proven minimum depth ("depth"/"size")
     train_error_ : int         training misclassifications (0 unless "errors")
     is_optimal_ : bool         the objective is proven optimal
+    gap_ : float               relative gap of the objective (depth, nodes or errors) to its
+        proven lower bound, as a fraction (0.0 when proven), as on every estimator
     timed_out_ : bool
     interrupted_ : bool        Ctrl-C stopped the search (the best tree so far is kept,
         with a RuntimeWarning; with no tree yet, KeyboardInterrupt propagates)
     fit_time_ : float          seconds in ``fit``
+    summary_ : FitSummary      the fit in the fields every estimator shares (method "sat")
     stats_ : dict              depth, nodes, perfect_nodes, examples_encoded,
         distinct_examples, boolean_features, sat_calls, rounds (trees checked),
         repaired (rounds answered by a repair), variables, clauses,
@@ -120,25 +127,27 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         self.repair = repair
         self.random_state = random_state
 
-    def _check_params(self) -> None:
-        if not isinstance(self.objective, str) or self.objective not in OBJECTIVES:
-            raise ValueError(f"objective must be one of {OBJECTIVES}, got {self.objective!r}")
-        check_integer("max_depth", self.max_depth, low=0, allow_none=True)
-        if self.max_depth is not None and self.max_depth > MAX_SAT_DEPTH:
-            raise ValueError(f"max_depth must be <= {MAX_SAT_DEPTH} for the SAT encoding "
-                             f"(2^depth leaves), got {self.max_depth}")
+    _parameter_constraints = {
+        "objective": [StrOptions(set(OBJECTIVES))],
+        "max_depth": [Range(Integral, 0, MAX_SAT_DEPTH, closed="both"), None],
+        "time_limit": positive_seconds(),
+        "solver": [str],                        # one python-sat offers: _check_param_combinations
+        "categorical": [StrOptions({"auto", "all", "none"}), "array-like"],
+        "cardinality": [StrOptions(set(CARDINALITIES))],
+        "examples_per_round": [Range(Integral, 1, None, closed="left")],
+        "depth_search": [StrOptions(set(DEPTH_SEARCHES))],
+        "repair": [StrOptions({"auto"}), "array-like", None],
+        "random_state": [Range(Integral, 0, None, closed="left"), None],
+    }
+
+    def _check_param_combinations(self) -> None:
+        """What the constraints cannot say: "errors" needs a depth, the solver
+        must be one python-sat offers, repair levels are positive ints."""
         if self.objective == "errors" and self.max_depth is None:
             raise ValueError("objective='errors' needs max_depth: the fewest errors of a tree of "
                              "which depth? (without a cap a deep enough tree always has 0)")
-        check_number("time_limit", self.time_limit, allow_none=True, positive=True)
         check_solver_name(self.solver)
-        if self.cardinality not in CARDINALITIES:
-            raise ValueError(f"cardinality must be one of {CARDINALITIES}, got {self.cardinality!r}")
-        check_integer("examples_per_round", self.examples_per_round, low=1)
-        if self.depth_search not in DEPTH_SEARCHES:
-            raise ValueError(f"depth_search must be one of {DEPTH_SEARCHES}, got {self.depth_search!r}")
         self._repair_levels()
-        check_integer("random_state", self.random_state, low=0, allow_none=True)
 
     def _repair_levels(self) -> tuple[int, ...]:
         """``repair`` as the tuple of bottom levels each repair may change."""
@@ -162,7 +171,7 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
     def fit(self, X, y) -> "SATTreeClassifier":
         """Binarize X, then search; raises on conflicting rows (unless "errors")."""
         start = time.perf_counter()
-        self._check_params()
+        validate_params(self)
         y = _check_y(y)
         deadline = None if self.time_limit is None else start + float(self.time_limit)
         binarizer = Binarizer(self.categorical).fit(X)
@@ -241,10 +250,20 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         if errors_mode:
             self.min_depth_ = None
             self.is_optimal_ = True
+            name, value, bound = "training errors", self.train_error_, self.train_error_
         else:
             self.min_depth_ = result.tree.depth if result.depth_optimal else None
             self.is_optimal_ = bool(result.size_optimal if self.objective == "size"
                                     else result.depth_optimal) and not interrupted
+            if self.objective == "depth":
+                name, value = "depth", self.depth_
+                bound = value if result.depth_optimal else min(result.depth_lower_bound, value)
+            else:
+                name, value = "nodes at the minimum depth", self.n_nodes_
+                bound = value if result.size_optimal else min(2 * result.leaves_lower_bound - 1, value)
+            if self.is_optimal_:
+                bound = value
+        self.gap_ = relative_gap(value, bound)
         stats = result.stats
         self.fit_time_ = time.perf_counter() - start
         self.stats_ = {
@@ -257,6 +276,11 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             "solve_seconds": stats.solve_seconds, "depths_tried": list(stats.depths_tried),
             "seconds": self.fit_time_,
         }
+        self.summary_ = FitSummary(
+            method="sat", objective_name=name, objective=float(value), lower_bound=float(bound),
+            gap=self.gap_, proven=bool(self.is_optimal_), timed_out=bool(timed_out),
+            interrupted=bool(interrupted), memory_out=False, stopped=False, fit_seconds=self.fit_time_,
+            status=status_text(bool(self.is_optimal_), timed_out=bool(timed_out), interrupted=bool(interrupted)))
         return self
 
     # -- prediction (FittedTreeMixin) ------------------------------------------------

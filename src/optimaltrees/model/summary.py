@@ -1,0 +1,83 @@
+"""``FitSummary``: what happened in one ``fit``, the same fields for every estimator.
+
+The command line, the pictures, model files and the benchmarks read
+``model.summary_`` instead of each estimator's own attributes.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+#: ``FitSummary.method`` of each estimator
+METHODS = ("tree", "diagram", "sat")
+
+#: objectives closer than this (relative) count as equal: the gap is 0
+GAP_TOLERANCE = 1e-9
+
+
+def relative_gap(objective: float, lower_bound: float) -> float:
+    """``(objective - lower_bound) / |objective|``: a fraction in [0, 1] when
+    0 <= lower_bound <= objective; 0.0 when the bound meets the objective
+    (within ``GAP_TOLERANCE``); nan when either is unknown (nan)."""
+    objective, lower_bound = float(objective), float(lower_bound)
+    if math.isnan(objective) or math.isnan(lower_bound):
+        return math.nan
+    diff = objective - lower_bound
+    if diff <= GAP_TOLERANCE * max(1.0, abs(objective)):
+        return 0.0
+    return diff / max(abs(objective), 1e-12)
+
+
+@dataclass(frozen=True)
+class FitSummary:
+    """One fit of any optimaltrees estimator (its ``summary_`` attribute)."""
+
+    #: which estimator: "tree" (OptimalTreeClassifier), "diagram" (DecisionDiagramClassifier), "sat" (SATTreeClassifier)
+    method: str
+    #: what ``objective`` counts, e.g. "training errors + node cost", "depth", "nodes"
+    objective_name: str
+    #: the objective of the returned model, in the estimator's own units (errors, error rate + node cost, depth, nodes)
+    objective: float
+    #: proven lower bound on the optimal objective (equal to ``objective`` when proven)
+    lower_bound: float
+    #: relative gap (objective - lower_bound) / |objective| as a fraction (0.0 = bound met; 0.05 = 5%)
+    gap: float
+    #: the returned model is proven optimal for its objective
+    proven: bool
+    #: the time limit stopped the search before a proof
+    timed_out: bool
+    #: Ctrl-C stopped the search (the best model so far was kept)
+    interrupted: bool
+    #: the memory limit stopped the search (the best model so far was kept)
+    memory_out: bool
+    #: the user's callback stopped the search
+    stopped: bool
+    #: seconds spent in ``fit``
+    fit_seconds: float
+    #: one short line for people: "proven optimal", "time limit reached", the diagram's trust status, ...
+    status: str
+
+    def __post_init__(self) -> None:
+        if self.method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
+
+    @property
+    def stopped_early(self) -> bool:
+        """Something other than a finished search ended the fit."""
+        return self.timed_out or self.interrupted or self.memory_out or self.stopped
+
+    def describe(self) -> str:
+        """The summary as one line: objective, bound, gap, proof and why it stopped."""
+        return (f"objective {self.objective:.6g} ({self.objective_name}); lower bound {self.lower_bound:.6g}; "
+                f"gap {self.gap:.2%}; {self.status}")
+
+
+def status_text(proven: bool, *, timed_out: bool = False, interrupted: bool = False,
+                memory_out: bool = False, stopped: bool = False) -> str:
+    """The ``status`` line of a search that ends proven or stops for one of these reasons."""
+    if proven:
+        return "proven optimal"
+    reasons = [text for flag, text in ((timed_out, "time limit reached"), (interrupted, "interrupted"),
+                                       (memory_out, "memory limit reached"), (stopped, "stopped by the callback"))
+               if flag]
+    return "not proven optimal" + (f" ({', '.join(reasons)})" if reasons else "")
