@@ -147,35 +147,20 @@ def _estimator(args):
                                      time_limit=60.0 if args.time_limit is None else args.time_limit)
 
 
-def _inputs(model, table):
-    """The feature matrix a model expects: raw columns for SAT (it encodes
+def _inputs(method: str, table):
+    """The feature matrix a method expects: raw columns for SAT (it encodes
     categories itself), else numbers with categorical columns one-hot."""
-    from optimaltrees import SATTreeClassifier
-
-    if isinstance(model, SATTreeClassifier):
-        return table.X
-    return table.numeric()
+    return table.X if method == "sat" else table.numeric()
 
 
 def _status_lines(model, X, y) -> list[str]:
-    acc = float(np.mean(model.predict(X) == y))
-    errors = int(np.sum(model.predict(X) != y))
-    lines = [f"training accuracy: {acc:.4f} ({errors} errors of {len(y)} rows)"]
-    proven = bool(getattr(model, "is_optimal_", False))
-    if hasattr(model, "diagram_"):
-        lines.append(f"objective: {model.objective_:.6g} (errors / rows + node cost); bound {model.bound_:.6g}; "
-                     f"gap {model.gap_:.2%}; {'proven optimal' if proven else 'not proven optimal'}"
-                     + ("; the heuristic's diagram (the solver found nothing better in time)"
-                        if model.from_heuristic_ and not proven else ""))
-    elif hasattr(model, "lower_bound_"):
-        gap = getattr(model, "gap_", None)
-        lines.append(f"proof: {'proven optimal' if proven else 'not proven optimal'}; lower bound "
-                     f"{model.lower_bound_:g} errors" + ("" if gap is None else f"; gap {gap:.2%}"))
-    else:
-        lines.append(f"proof: {'proven minimal' if proven else 'not proven'}; depth {model.depth_}, "
-                     f"{model.n_nodes_} nodes")
-    lines.append(f"fit time: {model.fit_time_:.3f} s")
-    return lines
+    pred = model.predict(X)
+    acc = float(np.mean(pred == y))
+    errors = int(np.sum(pred != y))
+    summary = model.summary_
+    return [f"training accuracy: {acc:.4f} ({errors} errors of {len(y)} rows)",
+            summary.describe(),
+            f"fit time: {summary.fit_seconds:.3f} s"]
 
 
 def _draw(model, path: str, X=None) -> None:
@@ -194,7 +179,8 @@ def _draw_trace(model, path: str) -> None:
     trace = getattr(model, "trace_", None)
     if not trace:
         raise CliError(f"this {type(model).__name__} has no anytime trace to draw")
-    save(plot_trace(trace, error_label="objective" if hasattr(model, "diagram_") else "training error"), path)
+    label = "objective" if model.summary_.method == "diagram" else "training error"
+    save(plot_trace(trace, error_label=label), path)
     print(f"anytime curve written to {path}")
 
 
@@ -208,46 +194,50 @@ def cmd_fit(args) -> int:
     if table.X.shape[1] == 0:
         raise CliError("--drop leaves no feature column")
     model = _estimator(args)
-    X = _inputs(model, table)
+    X = _inputs(args.method, table)
     try:
         model.fit(X, table.y)
     except ValueError as exc:
         raise CliError(str(exc)) from None
-    model.cli_input_ = {"label": table.label, "columns": [str(c) for c in table.X.columns]}
     print(model.export_text())
     print("\n".join(_status_lines(model, X, table.y)))
     if args.out:
         from optimaltrees.io import save_model
 
-        save_model(model, args.out)
+        # what predict needs to read a file like this one, kept beside the model (not in it)
+        save_model(model, args.out,
+                   metadata={"label": table.label, "columns": [str(c) for c in table.X.columns]})
         print(f"model saved to {args.out}")
     if args.png:
-        _draw(model, args.png, X if hasattr(model, "diagram_") else None)
+        _draw(model, args.png, X)
     if args.trace_png:
         _draw_trace(model, args.trace_png)
     return 0
 
 
 def _load(path: str):
+    """The model of a file and what the command line stored with it (label and columns, or None)."""
     from optimaltrees.io import load_model
 
     if not Path(path).is_file():
         raise CliError(f"no such model file: {path}")
     try:
-        return load_model(path)
+        model, meta = load_model(path, with_metadata=True)
     except (ValueError, OSError) as exc:   # load_model refuses any bad content with ValueError
         raise CliError(f"{path}: not a model file this optimaltrees can read ({exc})") from None
+    label, columns = meta.get("label"), meta.get("columns")
+    if not (label is None or isinstance(label, (str, int))) or not (
+            columns is None or (isinstance(columns, list) and all(isinstance(c, str) for c in columns))):
+        raise CliError(f"{path}: its metadata is not a label and a list of column names")
+    return model, label, columns
 
 
 def cmd_predict(args) -> int:
-    model = _load(args.model)
-    meta = getattr(model, "cli_input_", {})
-    columns = meta.get("columns")
+    model, trained_label, columns = _load(args.model)
     table = _read(args.data, args.label, args.header)
     X = table.X
     truth = None
-    trained_label = meta.get("label")
-    n_in = getattr(model, "n_features_in_", None)
+    n_in = model.n_features_in_
     if args.label is not None or (trained_label is not None and table.label == trained_label):
         truth = table.y
     elif (len(X.columns) + 1 == (len(columns) if columns is not None else n_in)):
@@ -262,9 +252,7 @@ def cmd_predict(args) -> int:
         missing = [c for c in columns if c not in set(map(str, X.columns))]
         raise CliError(f"{args.data}: the model needs the column(s) {', '.join(missing)}, which the file "
                        f"does not have (its columns: {', '.join(map(str, X.columns))})")
-    from optimaltrees import SATTreeClassifier
-
-    if not isinstance(model, SATTreeClassifier):
+    if model.summary_.method != "sat":      # SAT encodes raw columns itself
         from optimaltrees.data.tables import Table
 
         X = Table(X, None, None, table.path).numeric()
@@ -305,15 +293,9 @@ def cmd_predict(args) -> int:
 
 
 def cmd_show(args) -> int:
-    model = _load(args.model)
+    model = _load(args.model)[0]
     if args.dot:
-        if hasattr(model, "diagram_"):
-            print(model.export_dot())
-        else:
-            from optimaltrees.model.export import export_tree_dot
-
-            print(export_tree_dot(model.tree_, class_names=list(model.classes_),
-                                  **model._export_labels(4, None)))
+        print(model.export_dot())
     elif not args.png and not args.trace_png:
         print(model.export_text())
     if args.png:

@@ -34,10 +34,11 @@ def main(argv: list[str] | None = None) -> int:
 
     print(f"Optimal tree (depth <= {args.depth}):")
     print(opt.export_text(feature_names=names))
-    status = "proven optimal" if opt.is_optimal_ else f"not proven (lower bound {opt.lower_bound_:g})"
+    fit = opt.summary_
+    status = fit.status if fit.proven else f"{fit.status}; lower bound {fit.lower_bound:g}, gap {fit.gap:.2%}"
     print(f"{'method':<22}{'train accuracy':>16}{'errors':>9}{'seconds':>10}  proof")
     print(f"{'optimaltrees (ConTree)':<22}{1 - opt.train_error_ / n:>16.4f}{opt.train_error_:>9d}"
-          f"{opt.fit_time_:>10.3f}  {status}")
+          f"{fit.fit_seconds:>10.3f}  {status}")
     print(f"{'scikit-learn CART':<22}{1 - cart_errors / n:>16.4f}{cart_errors:>9d}"
           f"{cart_time:>10.3f}  greedy, no proof")
     _sat_part()
@@ -54,7 +55,7 @@ def _sat_part() -> None:
         proof = "minimum depth" if label == "DT-depth" else "minimum size at that depth"
         print(f"{label:<22}{clf.depth_:>7d}{clf.n_nodes_:>7d}"
               f"{clf.stats_['examples_encoded']:>11d} of {clf.stats_['distinct_examples']:<4d}"
-              f"{clf.fit_time_:>9.3f}  {proof if clf.is_optimal_ else 'not proven'}")
+              f"{clf.summary_.fit_seconds:>9.3f}  {proof if clf.summary_.proven else clf.summary_.status}")
     print("\nSmallest perfect tree (every training example classified correctly):")
     print(size.export_text(feature_names=names))
 

@@ -150,17 +150,17 @@ def plot_trace(trace, *, error_label: str = "training error", title: str | None 
 def plot_model(model, X=None, *, decimals: int = 3, title: str | None = None, ax=None):
     """Draw any fitted estimator of the library: a diagram (with the row flows
     of ``X`` when given) or a tree, in the names it was trained with."""
-    classes = list(getattr(model, "classes_", []))
-    if hasattr(model, "diagram_"):
+    summary = getattr(model, "summary_", None)
+    if summary is None:
+        raise TypeError(f"cannot draw {type(model).__name__}: fit it first, or pass an optimaltrees model")
+    classes = list(model.classes_)
+    if summary.method == "diagram":
         names = model._names(None)
         flows = None if X is None else model.node_flows(X)
         return plot_diagram(model.diagram_, names, classes, flows=flows, decimals=decimals,
                             title=title, ax=ax)
-    if hasattr(model, "tree_"):
-        labels = model._export_labels(decimals, None)
-        return plot_tree(model.tree_, class_names=classes, decimals=decimals, title=title, ax=ax,
-                         **labels)
-    raise TypeError(f"cannot draw {type(model).__name__}: fit it first, or pass an optimaltrees model")
+    labels = model._export_labels(decimals, None)        # "tree" and "sat": a Tree in tree_
+    return plot_tree(model.tree_, class_names=classes, decimals=decimals, title=title, ax=ax, **labels)
 
 
 def save(fig, path: str, dpi: int = 150) -> None:

@@ -65,10 +65,11 @@ def diagram(*, data: str, seed: int, skeleton, splits: str = "univariate", tree:
         from optimaltrees.io import save_model
 
         save_model(model, save)
+    s = model.summary_
     return dict(n=shape[0], p=shape[1], seconds=clock.seconds, cpu_seconds=clock.cpu_seconds,
                 train_acc=_accuracy(model, *tr), val_acc=_accuracy(model, *va),
-                test_acc=_accuracy(model, *te), objective=model.objective_, bound=model.bound_,
-                gap=model.gap_, optimal=bool(model.is_optimal_), solver_status=model.status_,
+                test_acc=_accuracy(model, *te), objective=s.objective, bound=s.lower_bound,
+                gap=s.gap, optimal=s.proven, timed_out=s.timed_out, solver_status=model.status_,
                 from_heuristic=bool(model.from_heuristic_), heuristic_objective=model.heuristic_objective_,
                 nodes=int(model.n_nodes_), merges=int(np.sum(model.diagram_.in_degree()[1:] > 1)),
                 train_error=int(model.train_error_), points=int(model.stats_["points"]),
@@ -141,10 +142,9 @@ def tree(*, data: str, depth: int, time_limit: float | None = None, search: str 
     with _Clock() as clock:
         model.fit(X, y)
     recomputed = int((model.predict(X) != y).sum())
-    lb = float(model.lower_bound_)
+    s = model.summary_
     return _tree_record(X, model.train_error_, clock, error_predict=recomputed,
-                        optimal=bool(model.is_optimal_), lower_bound=lb,
-                        timed_out=bool(not model.is_optimal_ and time_limit is not None),
+                        optimal=s.proven, lower_bound=s.lower_bound, gap=s.gap, timed_out=s.timed_out,
                         search=search, schedule=schedule, jobs=jobs,
                         trace=[[round(p.time, 6), int(p.error), float(p.lower_bound)] for p in model.trace_])
 
@@ -230,7 +230,7 @@ def _categorical(data: str, drop):
 def _sat_record(model, clock: _Clock) -> dict:
     st = model.stats_
     return dict(seconds=clock.seconds, cpu_seconds=clock.cpu_seconds, depth=int(model.depth_),
-                nodes=int(model.n_nodes_), optimal=bool(model.is_optimal_), train_errors=int(model.train_error_),
+                nodes=int(model.n_nodes_), optimal=model.summary_.proven, train_errors=int(model.train_error_),
                 examples=int(st.get("examples_encoded", 0)), sat_calls=int(st.get("sat_calls", 0)),
                 rounds=int(st.get("rounds", 0)), repaired=int(st.get("repaired", 0)),
                 variables=int(st.get("variables", 0)), clauses=int(st.get("clauses", 0)))
@@ -273,7 +273,7 @@ def dp_size(*, data: str, drop=(), tests: str = "onehot") -> dict:
     if model.train_error_ != 0:
         raise RuntimeError(f"the DP tree of depth {k} makes {model.train_error_} errors, expected none")
     return dict(seconds=clock.seconds, cpu_seconds=clock.cpu_seconds, depth=int(model.get_depth()),
-                nodes=int(model.tree_.node_count), optimal=bool(model.is_optimal_), train_errors=0,
+                nodes=int(model.tree_.node_count), optimal=model.summary_.proven, train_errors=0,
                 examples=0, sat_calls=0, variables=0, clauses=0)
 
 
