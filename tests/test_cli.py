@@ -282,3 +282,100 @@ def test_pictures_of_every_model_kind(tmp_path):
         plot_trace([])
     with pytest.raises(TypeError, match="fit it first"):
         plot_model(OptimalTreeClassifier())
+
+
+# ------------------------------------------------------------------ the fit summary on the command line
+
+def _printed_gap(out: str):
+    """(objective, lower bound, gap in %) from the summary line of 'optimaltrees fit'."""
+    import re
+
+    m = re.search(r"objective ([0-9.e+-]+) \([^)]*\); lower bound ([0-9.e+-]+); gap ([0-9.]+)%", out)
+    assert m, out
+    return tuple(float(v) for v in m.groups())
+
+
+def test_fit_prints_a_tree_gap_as_a_percentage(tmp_path, numeric_csv, capsys):
+    assert main(["fit", numeric_csv, "--depth", "2"]) == 0
+    out = capsys.readouterr().out
+    assert _printed_gap(out) == (0.0, 0.0, 0.0) and "gap 0.00%; proven optimal" in out
+
+
+def test_fit_prints_a_relative_gap_for_a_tree_that_timed_out(tmp_path, capsys):
+    """The tree's gap used to be absolute (errors) and printed as a percentage:
+    622 errors became 62200.00%.  Now it is (objective - bound) / objective."""
+    from conftest import load_continuous
+
+    X, y = load_continuous("page")      # no proof within seconds; the bound is > 0 within 0.02 s
+    path = tmp_path / "page.csv"
+    np.savetxt(path, np.column_stack([X, y]), delimiter=",", fmt="%.10g",
+               header=",".join([f"f{j}" for j in range(X.shape[1])] + ["y"]), comments="")
+    assert main(["fit", str(path), "--depth", "3", "--strategy", "blossom", "--time-limit", "1"]) == 0
+    out = capsys.readouterr().out
+    objective, bound, gap = _printed_gap(out)
+    assert "time limit reached" in out
+    assert 0 < bound < objective and 0 < gap < 100
+    assert gap == pytest.approx(100 * (objective - bound) / objective, abs=0.006)
+    assert f"gap {objective - bound:.2%}" not in out        # what the absolute gap printed
+
+
+@pytest.mark.parametrize("method, extra", [("tree", ["--depth", "2"]), ("sat", ["--objective", "size"]),
+                                           ("diagram", ["--skeleton", "1,2", "--time-limit", "5"])])
+def test_fit_sets_no_attribute_of_its_own_on_the_estimator(monkeypatch, tmp_path, categorical_csv, capsys,
+                                                           method, extra):
+    """Whatever the command line does after fit (printing, saving, drawing)
+    leaves the estimator exactly as fit left it."""
+    import optimaltrees.cli as cli
+
+    after_fit, built = {}, []
+    real_estimator = cli._estimator
+
+    def estimator(args):
+        model = real_estimator(args)
+        real_fit = model.fit
+
+        def fit(X, y):
+            real_fit(X, y)
+            after_fit.update(vars(model))
+            return model
+
+        model.fit = fit              # on the instance: vars(model) gains "fit", removed below
+        built.append(model)
+        return model
+
+    monkeypatch.setattr(cli, "_estimator", estimator)
+    assert main(["fit", categorical_csv, "--method", method, "--out", str(tmp_path / "m.json"),
+                 "--png", str(tmp_path / "m.png"), *extra]) == 0
+    model = built[0]
+    state = vars(model)
+    assert after_fit and state.keys() == after_fit.keys()
+    assert all(state[k] is after_fit[k] for k in state)
+    assert "cli_input_" not in state and model.summary_.method == method
+    # what predict needs of the training file is in the model file, beside the model
+    back, meta = load_model(tmp_path / "m.json", with_metadata=True)
+    assert meta == {"label": "label", "columns": ["colour", "size"]}
+    assert "cli_input_" not in vars(back)
+
+
+def test_cli_uses_no_private_attribute_of_an_estimator():
+    """cli.py reads estimators through their public face only: no ``x._name``
+    attribute access anywhere in it (its own helpers are plain functions)."""
+    import ast
+
+    import optimaltrees.cli as cli
+
+    tree = ast.parse(open(cli.__file__).read())
+    private = sorted({node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute)
+                      and node.attr.startswith("_") and not node.attr.endswith("__")})
+    assert private == []
+
+
+def test_predict_refuses_metadata_that_is_not_a_label_and_columns(tmp_path, numeric_csv, capsys):
+    model = tmp_path / "m.json"
+    assert main(["fit", numeric_csv, "--depth", "1", "--out", str(model)]) == 0
+    doc = json.loads(model.read_text())
+    doc["metadata"]["__dict__"]["columns"] = 3
+    model.write_text(json.dumps(doc))
+    capsys.readouterr()
+    assert main(["predict", str(model), numeric_csv]) == 1
+    assert "metadata" in capsys.readouterr().err

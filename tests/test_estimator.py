@@ -385,3 +385,140 @@ from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
                          expected_failed_checks=_expected_failed_checks)
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
+
+
+# ---------------------------------------------------------------------------
+# one fit summary for every estimator; parameters validated by scikit-learn
+# ---------------------------------------------------------------------------
+
+from sklearn.utils._param_validation import InvalidParameterError  # noqa: E402
+
+from optimaltrees import FitSummary, SATTreeClassifier  # noqa: E402
+from optimaltrees.model.summary import relative_gap  # noqa: E402
+
+
+def _summary_agrees_with_attributes(clf, method):
+    s = clf.summary_
+    assert isinstance(s, FitSummary) and s.method == method
+    assert s.proven == clf.is_optimal_ and s.gap == clf.gap_
+    assert s.timed_out == clf.timed_out_ and s.interrupted == clf.interrupted_
+    assert s.fit_seconds == clf.fit_time_ and s.fit_seconds > 0
+    assert s.lower_bound <= s.objective
+    assert s.gap == pytest.approx(relative_gap(s.objective, s.lower_bound))
+    return s
+
+
+def test_summary_after_proven_fits():
+    X, y = make_data()
+    tree = OptimalTreeClassifier(max_depth=2).fit(X, y)
+    s = _summary_agrees_with_attributes(tree, "tree")
+    assert s.proven and s.gap == 0.0 and s.objective == s.lower_bound == tree.train_error_ > 0
+    assert not (s.timed_out or s.interrupted or s.memory_out or s.stopped)
+    assert s.status == "proven optimal" and s.objective_name == "training errors"
+    costly = OptimalTreeClassifier(max_depth=2, complexity_cost=0.01).fit(X, y).summary_
+    assert costly.objective_name == "training errors + node cost" and costly.gap == 0.0
+
+    rng = np.random.default_rng(1)
+    Xd = rng.integers(0, 4, size=(40, 3)).astype(float)
+    yd = np.where(Xd[:, 0] + Xd[:, 1] > 3, "hi", "lo")
+    diagram = DecisionDiagramClassifier((1, 2), time_limit=20, random_state=0).fit(Xd, yd)
+    s = _summary_agrees_with_attributes(diagram, "diagram")
+    assert s.proven and s.gap == 0.0 and s.objective == diagram.objective_ == diagram.lower_bound_
+    assert s.status == "proven optimal"
+
+    Xs = X[:30]
+    ys = (Xs[:, 0] > 5).astype(int) ^ (Xs[:, 1] > 3).astype(int)
+    for objective, value in [("depth", "depth_"), ("size", "n_nodes_")]:
+        sat = SATTreeClassifier(objective).fit(Xs, ys)
+        s = _summary_agrees_with_attributes(sat, "sat")
+        assert s.proven and s.gap == 0.0 and s.objective == s.lower_bound == getattr(sat, value)
+    sat = SATTreeClassifier("errors", max_depth=1).fit(X, y)
+    s = _summary_agrees_with_attributes(sat, "sat")
+    assert s.proven and s.gap == 0.0 and s.objective == sat.train_error_ > 0
+
+
+def test_tree_gap_is_relative_after_a_timed_out_fit_on_real_data():
+    from conftest import load_continuous
+
+    X, y = load_continuous("page")      # 4378 rows: the bound is 7 errors within 0.02 s, no proof in seconds
+    clf = OptimalTreeClassifier(max_depth=3, time_limit=1.0, search="blossom").fit(X, y)
+    s = _summary_agrees_with_attributes(clf, "tree")
+    assert s.timed_out and not s.proven and "time limit" in s.status
+    assert 0 < s.lower_bound < s.objective == clf.train_error_
+    assert s.gap == pytest.approx((clf.objective_ - clf.lower_bound_) / clf.objective_)
+    assert 0 < clf.gap_ < 1            # a fraction: the absolute gap (about 120 errors) it used to be is > 1
+    assert clf.objective_ - clf.lower_bound_ > 1
+
+
+def test_diagram_summary_after_a_timed_out_fit():
+    X, y = make_data(n=80, p=4, k=2, seed=3)
+    clf = DecisionDiagramClassifier((1, 2, 4), time_limit=0.3, random_state=0).fit(X, y)
+    s = _summary_agrees_with_attributes(clf, "diagram")
+    assert s.timed_out and not s.proven and 0 < s.gap <= 1
+    assert "time limit" in s.status
+
+
+def test_sat_summary_when_the_size_search_times_out(monkeypatch):
+    """The search stops after the depth is proven, before the size is: the
+    summary counts nodes against the proven bound of 2 * leaves - 1."""
+    import optimaltrees.estimators.sat as sat_module
+    from optimaltrees.search.sat import infer
+
+    X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], dtype=float)
+    y = np.array([0, 1, 1, 0])
+
+    def stopped_early(fn, kwargs, remaining):
+        result = infer(**kwargs)                 # depth 2, 4 leaves (7 nodes), proven
+        result.size_optimal, result.leaves_lower_bound = False, 3
+        return None, True, result
+
+    monkeypatch.setattr(sat_module, "run_limited", stopped_early)
+    clf = SATTreeClassifier("size", time_limit=5).fit(X, y)
+    s = _summary_agrees_with_attributes(clf, "sat")
+    assert s.timed_out and not s.proven
+    assert (s.objective, s.lower_bound) == (7.0, 5.0)
+    assert s.gap == pytest.approx(2 / 7) and s.objective_name == "nodes at the minimum depth"
+
+
+def test_relative_gap():
+    assert relative_gap(10, 10) == 0.0 and relative_gap(0, 0) == 0.0
+    assert relative_gap(622 + 100, 100) == pytest.approx(622 / 722)
+    assert relative_gap(10, 0) == 1.0
+    assert np.isnan(relative_gap(float("nan"), 0))
+
+
+@pytest.mark.parametrize("estimator", [OptimalTreeClassifier(max_depth=2),
+                                       DecisionDiagramClassifier((1, 2), time_limit=1, heuristic_time=0.0),
+                                       SATTreeClassifier()],
+                         ids=lambda e: type(e).__name__)
+def test_every_parameter_is_validated_by_scikit_learn(estimator):
+    """scikit-learn's own check: each parameter has a constraint, and a value
+    of a wrong type or out of range raises an error that names it."""
+    from sklearn.utils.estimator_checks import check_param_validation
+
+    check_param_validation(type(estimator).__name__, estimator)
+
+
+@pytest.mark.parametrize("estimator, params", [
+    (OptimalTreeClassifier, dict(max_depth=True)),
+    (OptimalTreeClassifier, dict(time_limit=float("inf"))),
+    (OptimalTreeClassifier, dict(n_jobs=0)),
+    (OptimalTreeClassifier, dict(memory_limit=np.nan)),
+    (DecisionDiagramClassifier, dict(tree=1)),
+    (DecisionDiagramClassifier, dict(epsilon=0.5)),
+    (DecisionDiagramClassifier, dict(threads=True)),
+    (SATTreeClassifier, dict(examples_per_round=False)),
+])
+def test_bad_parameters_name_themselves(estimator, params):
+    X, y = make_data(n=20, k=2)
+    (name, value), = params.items()
+    with pytest.raises(InvalidParameterError, match=rf"The '{name}' parameter of {estimator.__name__} must be"):
+        estimator(**params).fit(X, y)
+
+
+def test_cross_parameter_checks_remain():
+    X, y = make_data(n=20, k=2)
+    with pytest.raises(ValueError, match="objective='errors' needs max_depth"):
+        SATTreeClassifier("errors").fit(X, y)
+    with pytest.raises(ValueError, match="unknown SAT solver 'nosuch'"):
+        SATTreeClassifier(solver="nosuch").fit(X, y)

@@ -16,11 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from optimaltrees import DecisionDiagramClassifier, OptimalTreeClassifier, SATTreeClassifier, Tree
+from optimaltrees import DecisionDiagramClassifier, FitSummary, OptimalTreeClassifier, SATTreeClassifier, Tree
 from optimaltrees.model.export import export_text
 from optimaltrees import io
 from optimaltrees.cli import main
-from optimaltrees.io import load_model, model_from_dict, model_to_dict
+from optimaltrees.io import load_model, model_from_dict, model_to_dict, save_model
 
 
 @contextlib.contextmanager
@@ -541,3 +541,63 @@ def test_export_text_of_a_very_deep_tree_does_not_recurse():
                            "value": [[1.0, 0.0]] * (2 * depth + 1)})
     text = export_text(tree)
     assert text.count("|--- ") == 2 * depth and tree.max_depth == depth
+
+
+# ------------------------------------------------------------------ the fit summary and metadata
+
+def test_summary_round_trips(tmp_path, data):
+    X, y = data
+    models = [OptimalTreeClassifier(max_depth=2, time_limit=30).fit(X, y),
+              SATTreeClassifier("errors", max_depth=2).fit(X, y),
+              DecisionDiagramClassifier((1, 2, 2), time_limit=0.5, random_state=0).fit(X, y)]
+    for m in models:
+        save_model(m, tmp_path / "m.json")
+        back = load_model(tmp_path / "m.json")
+        assert type(back.summary_) is FitSummary and back.summary_ == m.summary_
+        assert back.gap_ == m.gap_ == m.summary_.gap
+
+
+def _summary(doc):
+    return doc["fitted"]["summary_"]["state"]
+
+
+@pytest.mark.parametrize("field, value, match", [
+    ("method", "diagram", "method 'diagram', but the estimator is OptimalTreeClassifier"),
+    ("method", "forest", r"summary_\.method: must be one of"),
+    ("proven", False, "proven is False, but is_optimal_ is True"),
+    ("gap", 0.5, "gap is 0.5, but gap_ is 0.0"),
+    ("timed_out", 1, r"summary_\.timed_out: expected true or false"),
+    ("status", ["x"], r"summary_\.status: expected a string"),
+    ("objective", "1", r"summary_\.objective: expected a number"),
+])
+def test_summary_entries_are_checked(saved, field, value, match):
+    doc = copy.deepcopy(saved["tree"])
+    _summary(doc)[field] = value
+    _refused(doc, match)
+
+
+def test_summary_is_required_and_only_a_fit_summary(saved):
+    doc = copy.deepcopy(saved["tree"])
+    del doc["fitted"]["summary_"]
+    _refused(doc, "missing summary_")
+    doc = copy.deepcopy(saved["tree"])
+    doc["fitted"]["summary_"]["__object__"] = "optimaltrees.anytime:TracePoint"
+    _refused(doc, "only optimaltrees.model.summary:FitSummary may appear here")
+    doc = copy.deepcopy(saved["tree"])
+    _summary(doc)["extra"] = 1
+    _refused(doc, "unknown")
+
+
+def test_metadata_is_kept_beside_the_model_and_plain(tmp_path, data):
+    X, y = data
+    model = OptimalTreeClassifier(max_depth=1).fit(X, y)
+    meta = {"label": "y", "columns": ["a", "b"], "note": {"n": 3}}
+    save_model(model, tmp_path / "m.json", metadata=meta)
+    back, got = load_model(tmp_path / "m.json", with_metadata=True)
+    assert got == meta and not any(k.startswith("label") or k == "metadata" for k in vars(back))
+    assert load_model(tmp_path / "m.json", with_metadata=True)[0].summary_ == model.summary_
+    doc = model_to_dict(model, {"label": "y"})
+    doc["metadata"]["__dict__"]["label"] = {"__object__": "optimaltrees.cli:main", "state": {}}
+    _refused(doc, "metadata.label: an object is not allowed here")
+    with pytest.raises(TypeError, match="cannot store"):
+        model_to_dict(model, {"f": print})

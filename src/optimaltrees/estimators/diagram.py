@@ -21,14 +21,17 @@ from optimaltrees.search.diagram.solve import SOLVERS, check_solver
 from optimaltrees.search.diagram.train import encode, fairness_rates, train_diagram
 
 
-def _status(proven: bool, status: str, from_heuristic: bool) -> str:
+def _status(proven: bool, status: str, solver_status, from_heuristic: bool) -> str:
     """The summary's status line from the trainer's status (a solver status,
-    or why the answer is not trusted)."""
+    "heuristic", or why the answer is not trusted) and the solver's."""
     if proven:
         return "proven optimal"
     plain = {"time_limit": "time limit reached", "interrupted": "interrupted"}
-    text = f"not proven optimal ({plain[status]})" if status in plain else f"not proven optimal: {status}"
-    if from_heuristic and not status.startswith(("heuristic", "unverified")):
+    if status == "heuristic" or status in plain:     # the solver's status says more
+        text = f"not proven optimal ({plain.get(solver_status, solver_status)})"
+    else:
+        text = f"not proven optimal: {status}"
+    if from_heuristic and not status.startswith(("heuristic (", "unverified")):
         text += "; the heuristic's diagram (the solver found nothing better)"
     return text
 
@@ -246,7 +249,7 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
             lower_bound=float(res.bound), gap=self.gap_, proven=bool(res.proven),
             timed_out=bool(self.timed_out_), interrupted=bool(self.interrupted_), memory_out=False,
             stopped=False, fit_seconds=self.fit_time_,
-            status=_status(res.proven, res.status, res.from_heuristic))
+            status=_status(res.proven, res.status, solver_status, res.from_heuristic))
         return self
 
     def _input(self, X) -> np.ndarray:
