@@ -29,7 +29,7 @@ from optimaltrees.anytime import primal_integral
 from optimaltrees.bench.fits import LIBRARIES, libraries_note, missing_libraries
 from optimaltrees.bench.report import machine_block, markdown_table
 from optimaltrees.bench.runner import Job
-from optimaltrees.bench.suites.contree import OURS, data_files, progress_line
+from optimaltrees.bench.common import OURS, data_files, progress_line
 
 NAME = "anytime"
 WORKERS = 1      # timings: fits must not compete for the 2 cores

@@ -17,8 +17,8 @@ from pathlib import Path
 from optimaltrees.bench.fits import LIBRARIES, libraries_note, missing_libraries
 from optimaltrees.bench.report import geo_mean, machine_block, markdown_table, time_scatter
 from optimaltrees.bench.runner import Job
-from optimaltrees.bench.suites.contree import (OURS, agree_all, data_files, fit_job, fmt_err, fmt_gm, fmt_mb,
-                                               fmt_ratio, fmt_s, progress_line, ratio, side_notes, summarise)
+from optimaltrees.bench.common import (OURS, agree_all, data_files, fit_job, fmt_err, fmt_gm, fmt_mb, fmt_ratio,
+                                       fmt_s, progress_line, ratio, side_notes, summarise)
 
 NAME = "binary"
 WORKERS = 1      # timings: fits must not compete for the 2 cores

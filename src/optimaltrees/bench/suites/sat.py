@@ -37,7 +37,7 @@ from pathlib import Path
 from optimaltrees.bench.fits import SAT_TESTS
 from optimaltrees.bench.report import machine_block, markdown_table
 from optimaltrees.bench.runner import Job
-from optimaltrees.bench.suites.contree import progress_line
+from optimaltrees.bench.common import progress_line
 
 NAME = "sat"
 WORKERS = 1      # timings: fits must not compete for the 2 cores
