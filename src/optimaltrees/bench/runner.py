@@ -20,6 +20,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
+from optimaltrees._optional import require
+
 
 @dataclass(frozen=True)
 class Job:
@@ -97,7 +99,8 @@ def run_jobs(jobs: Iterable[Job], *, scheduler: str | None = None, workers: int 
              on_record: Callable[[dict], None] | None = None, python: str | None = None) -> list[dict]:
     """Run every job on a Dask cluster; ``on_record`` sees each record as it
     arrives (e.g. to rewrite the report).  Returns the records in job order."""
-    from dask.distributed import Client, LocalCluster, as_completed
+    distributed = require("dask.distributed", "bench", "running benchmark suites")
+    Client, LocalCluster, as_completed = distributed.Client, distributed.LocalCluster, distributed.as_completed
 
     jobs = list(jobs)
     if scheduler:

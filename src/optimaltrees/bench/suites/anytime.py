@@ -25,6 +25,7 @@ import argparse
 import statistics
 from pathlib import Path
 
+from optimaltrees._optional import require
 from optimaltrees.anytime import primal_integral
 from optimaltrees.bench.fits import LIBRARIES, libraries_note, missing_libraries
 from optimaltrees.bench.report import machine_block, markdown_table
@@ -148,7 +149,7 @@ _drawn: dict[str, list] = {}   # picture path -> the curves it shows: redraw onl
 
 
 def _plot(path: Path, title: str, results: list[dict], optimum: int, budget: float, ours: list[str]) -> None:
-    from matplotlib.figure import Figure
+    Figure = require("matplotlib.figure", "bench", "the benchmark pictures").Figure
 
     from optimaltrees.plot import save
 
