@@ -1,17 +1,21 @@
 """What the benchmark suites share: the data files of a suite, a whole-data
 tree fit as a :class:`Job`, the per-library summary of repeats, the "errors
-agree" check and the table cell formats.  Suites import from here, never from
+agree" check, the table cell formats, and the before/after baseline (another
+checkout of optimaltrees run as a peer).  Suites import from here, never from
 one another."""
 from __future__ import annotations
 
+import os
 import statistics
+import subprocess
 from itertools import combinations
 from pathlib import Path
 
 from optimaltrees.bench.fits import LIBRARIES
-from optimaltrees.bench.runner import Job
+from optimaltrees.bench.runner import Job, run_job
 
 OURS = "optimaltrees"
+BASELINE = "baseline"   # the "library" optimaltrees as found in another checkout's src (--baseline DIR)
 
 
 def data_files(args) -> dict[str, Path]:
@@ -24,14 +28,57 @@ def data_files(args) -> dict[str, Path]:
 
 
 def fit_job(lib: str, data: Path, depth: int, time_limit: float | None, key: dict, *, jobs: int = 1,
-            kill_after: float = 3600.0) -> Job:
-    """A whole-data fit of ``lib``; a fit without a limit is killed after ``kill_after`` s."""
+            kill_after: float = 3600.0, baseline: str | None = None) -> Job:
+    """A whole-data fit of ``lib``; a fit without a limit is killed after ``kill_after`` s.
+    ``lib`` BASELINE is our fit run by the optimaltrees found in ``baseline``."""
     params = dict(data=str(data), depth=depth, time_limit=time_limit)
-    if lib == OURS:
+    if lib in (OURS, BASELINE):
         params["jobs"] = jobs
+    fit = LIBRARIES[OURS if lib == BASELINE else lib][0]
+    path = None
+    if lib == BASELINE:
+        if not baseline:
+            raise ValueError("a baseline fit needs the baseline's folder")
+        path = baseline
     if time_limit is None:
-        return Job(LIBRARIES[lib][0], params, key, time_limit=kill_after, grace=0.0)
-    return Job(LIBRARIES[lib][0], params, key, time_limit=time_limit, grace=60.0)
+        return Job(fit, params, key, time_limit=kill_after, grace=0.0, path=path)
+    return Job(fit, params, key, time_limit=time_limit, grace=60.0, path=path)
+
+
+# ------------------------------------------------------------------ before/after (--baseline DIR)
+
+def check_baseline(folder: str) -> str:
+    """The absolute path of ``folder``, once a process really imports
+    optimaltrees from it (the src folder of a built checkout); else an error."""
+    path = os.path.realpath(folder)
+    if not os.path.isfile(os.path.join(path, "optimaltrees", "__init__.py")):
+        raise FileNotFoundError(f"--baseline {folder}: no optimaltrees package in it "
+                                "(give the src folder of a built checkout)")
+    rec = run_job(Job("idle", {"seconds": 0}, time_limit=300, path=path))
+    if rec.get("status") != "ok":
+        raise RuntimeError(f"--baseline {folder}: cannot run optimaltrees from it: {rec.get('message')}")
+    return path
+
+
+def _commit(folder: str) -> str:
+    try:
+        head = subprocess.run(["git", "-C", folder, "rev-parse", "--short", "HEAD"], capture_output=True,
+                              text=True, timeout=30).stdout.strip()
+        dirty = subprocess.run(["git", "-C", folder, "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "no git"
+    return (head or "no git") + (" + uncommitted changes" if head and dirty else "")
+
+
+def baseline_note(baseline: str) -> str:
+    """One report line: where the before and after versions come from."""
+    import optimaltrees
+
+    here = os.path.dirname(os.path.dirname(os.path.realpath(optimaltrees.__file__)))
+    return (f"Before/after: `{BASELINE}` (before) is optimaltrees from `{baseline}` ({_commit(baseline)}), "
+            f"`{OURS}` (after) from `{here}` ({_commit(here)}); both run the same fit in their own processes, "
+            "alternating; ratios are after/before (below 1: faster now).")
 
 
 def summarise(recs: list[dict]) -> dict:

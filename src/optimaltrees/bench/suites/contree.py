@@ -8,14 +8,20 @@ without a time limit; from ``--limit-from-depth`` on both get ``--time-limit``.
 The report has one table per depth: training errors of both (and whether they
 agree), median wall seconds, their ratio ours/peer, peak memory, the CPU-time
 ratio, and under it the geometric-mean and max ratio.
+
+With ``--baseline DIR`` the peer is optimaltrees itself as found in DIR (the
+src folder of another built checkout), each fit in its own process like
+ours: before and after in one run, ratios after/before, and whether every
+optimum stayed identical.
 """
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
 
-from optimaltrees.bench.common import (OURS, agree, data_files, fit_job, fmt_err, fmt_gm, fmt_mb, fmt_ratio, fmt_s,
-                                       progress_line, ratio, side_notes, summarise)
+from optimaltrees.bench.common import (BASELINE, OURS, agree, baseline_note, check_baseline, data_files, fit_job,
+                                       fmt_err, fmt_gm, fmt_mb, fmt_ratio, fmt_s, progress_line, ratio, side_notes,
+                                       summarise)
 from optimaltrees.bench.fits import LIBRARIES, libraries_note, missing_libraries
 from optimaltrees.bench.report import geo_mean, machine_block, markdown_table, time_scatter
 from optimaltrees.bench.runner import Job
@@ -50,12 +56,19 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
                     help="n_jobs of optimaltrees (default 1: single-threaded like the peer)")
     ap.add_argument("--dry-run", action="store_true",
                     help="harness self-test: the peer on both sides (not a result)")
+    ap.add_argument("--baseline", metavar="DIR",
+                    help="before/after: the peer is optimaltrees as found in DIR (the src folder of another "
+                         "built checkout), run like ours; the report's ratios are after/before")
 
 
 # ------------------------------------------------------------------ the suite
 
+def _peer(args) -> str:
+    return BASELINE if getattr(args, "baseline", None) else args.peer
+
+
 def _sides(args) -> dict[str, str]:
-    return {"ours": args.peer if args.dry_run else OURS, "peer": args.peer}
+    return {"ours": _peer(args) if args.dry_run else OURS, "peer": _peer(args)}
 
 
 def _limit(args, depth: int) -> float | None:
@@ -65,7 +78,9 @@ def _limit(args, depth: int) -> float | None:
 def plan(args, out_dir: Path) -> list[Job]:
     files = data_files(args)
     sides = _sides(args)
-    args.skipped = missing_libraries(sorted(set(sides.values())))
+    args.skipped = missing_libraries(sorted(set(sides.values()) - {BASELINE}))
+    if getattr(args, "baseline", None):
+        args.baseline = check_baseline(args.baseline)
     jobs = []
     for depth in args.depths:
         limit = _limit(args, depth)
@@ -79,7 +94,7 @@ def plan(args, out_dir: Path) -> list[Job]:
                     key = dict(dataset=name, depth=depth, side=side, lib=lib, repeat=rep + 1, order=pos + 1,
                                time_limit=limit)
                     jobs.append(fit_job(lib, path, depth, limit, key, jobs=args.jobs,
-                                        kill_after=args.no_limit_timeout))
+                                        kill_after=args.no_limit_timeout, baseline=getattr(args, "baseline", None)))
     args.planned = len(jobs)
     return jobs
 
@@ -87,13 +102,19 @@ def plan(args, out_dir: Path) -> list[Job]:
 def report(records: list[dict], args, out_dir: Path) -> str:
     sides = _sides(args)
     skipped = getattr(args, "skipped", [])
-    lines = [f"# optimaltrees vs {args.peer} — training-set runtime", ""]
+    baseline = getattr(args, "baseline", None)
+    # column words: ours and the peer, or after and before
+    we, they, us, them = ("after", "before", "after", "before") if baseline else ("our", "peer", "ours", "peer")
+    title = "optimaltrees before/after" if baseline else f"optimaltrees vs {args.peer}"
+    lines = [f"# {title} — training-set runtime", ""]
     if args.dry_run:
-        lines += [f"**DRY RUN: both sides are {args.peer}** (harness self-test, not a result).", ""]
+        lines += [f"**DRY RUN: both sides are {_peer(args)}** (harness self-test, not a result).", ""]
     lines += progress_line(records, args)
-    lines += [machine_block(args), "", libraries_note(sorted(set(sides.values())), skipped), "",
-              f"Repeats per (data set, depth, library): {args.repeats}, order alternated (ours first on odd "
-              "repeats, peer first on even), one fit at a time, each in a fresh process. Times are wall-clock "
+    lines += [machine_block(args), "", libraries_note(sorted(set(sides.values()) - {BASELINE}), skipped), ""]
+    if baseline:
+        lines += [baseline_note(baseline), ""]
+    lines += [f"Repeats per (data set, depth, library): {args.repeats}, order alternated ({us} first on odd "
+              f"repeats, {them} first on even), one fit at a time, each in a fresh process. Times are wall-clock "
               "seconds of `fit()` only; peak MB is the worker's peak RSS (interpreter + imports + data; "
               "ΔMB = peak minus the peak just before `fit()`).", ""]
     notes = []
@@ -104,7 +125,7 @@ def report(records: list[dict], args, out_dir: Path) -> str:
         limit = _limit(args, depth)
         lines += [f"## Depth {depth}" + (f" (time limit {limit:g} s)" if limit is not None else " (no time limit)"),
                   ""]
-        rows, ratios, proven_ratios, cpu_ratios, worst, dots = [], [], [], [], None, []
+        rows, ratios, proven_ratios, cpu_ratios, worst, dots, same = [], [], [], [], None, [], 0
         for name in args.datasets:
             o = summarise([r for r in recs if r.get("dataset") == name and r.get("side") == "ours"])
             p = summarise([r for r in recs if r.get("dataset") == name and r.get("side") == "peer"])
@@ -123,21 +144,25 @@ def report(records: list[dict], args, out_dir: Path) -> str:
             if crt is not None:
                 cpu_ratios.append(crt)
             peer_err = "skipped" if sides["peer"] in skipped else fmt_err(p)
+            same += agree(o, p) == "✓"
             rows.append([name, *size, fmt_err(o), peer_err, agree(o, p), fmt_s(o), fmt_s(p),
                          "–" if rt is None else fmt_ratio(rt) + ("†" if o["limited"] or p["limited"] else ""),
                          fmt_mb(o["peak_mb"]), fmt_mb(p["peak_mb"]), fmt_mb(o["delta_mb"]), fmt_mb(p["delta_mb"]),
                          fmt_ratio(crt)])
             notes += side_notes(f"depth {depth}, {name}, ours", o) + side_notes(f"depth {depth}, {name}, peer", p)
-        lines += [markdown_table(["dataset", "n", "p", "our error", "peer error", "errors agree", "our median s",
-                                  "peer median s", "ratio ours/peer", "our peak MB", "peer peak MB", "our ΔMB",
-                                  "peer ΔMB", "CPU ratio"], rows), ""]
+        lines += [markdown_table(["dataset", "n", "p", f"{we} error", f"{they} error", "errors agree",
+                                  f"{we} median s", f"{they} median s", f"ratio {us}/{them}", f"{we} peak MB",
+                                  f"{they} peak MB", f"{we} ΔMB", f"{they} ΔMB", "CPU ratio"], rows), ""]
         gm, gm_proven = geo_mean(ratios), geo_mean(proven_ratios)
-        lines.append(f"**Depth {depth}: geometric-mean ratio (ours/peer) = {fmt_gm(gm)}** over {len(ratios)} "
+        lines.append(f"**Depth {depth}: geometric-mean ratio ({us}/{them}) = {fmt_gm(gm)}** over {len(ratios)} "
                      f"data sets; max ratio = {'–' if worst is None else f'{fmt_ratio(worst[1])} ({worst[0]})'}"
                      + (f"; over the {len(proven_ratios)} where both proved optimality: {gm_proven:.3f}"
-                        if gm_proven is not None and len(proven_ratios) != len(ratios) else "") + ".")
+                        if gm_proven is not None and len(proven_ratios) != len(ratios) else "") + "."
+                     + (f" Optima identical (both proven, same error) on {same} of {len(rows)} data sets."
+                        if baseline else ""))
         picture = time_scatter(out_dir / f"{Path(args.out or 'contree.md').stem}-d{depth}.png", dots,
-                               ours="optimaltrees", peer=args.peer, title=f"depth {depth}: fit seconds")
+                               ours="after" if baseline else "optimaltrees",
+                               peer="before" if baseline else args.peer, title=f"depth {depth}: fit seconds")
         if picture:
             lines += ["", f"![depth {depth} times]({picture})"]
         gm_cpu = geo_mean(cpu_ratios)
