@@ -248,3 +248,60 @@ def test_binary_report_flags_contradicting_proofs_as_a_bug(tmp_path):
     assert "ours/pystreed geometric mean = 0.500 over 1 sets proven by both; max = 0.50 (a)" in text
     text = binary.report([rec("optimaltrees", 4, 1.0), rec("pystreed", 6, 60.0, optimal=False)], args, tmp_path)
     assert "| a | 10 | 4 | 4 | 6† | n/a |" in text and "over 0 sets proven by both" in text
+
+
+# ---------------------------------------------------------------- before/after: --baseline DIR
+
+def _our_src() -> str:
+    """This checkout's src folder: the baseline of the tests is the code under test."""
+    import optimaltrees
+    from pathlib import Path
+
+    return str(Path(optimaltrees.__file__).resolve().parent.parent)
+
+
+def test_contree_suite_against_a_baseline_checkout(zero_one, tmp_path):
+    out = tmp_path / "out" / "contree.md"
+    args = _suite_args("contree", ["--data-dir", str(zero_one.parent), "--datasets", "tiny01", "--depths", "2",
+                                   "--repeats", "1", "--baseline", _our_src()], out)
+    text = run_suite("contree", args).read_text()
+    records = _records(out)
+    assert len(records) == 2 and all(r["status"] == "ok" for r in records), records
+    assert {(r["side"], r["lib"], r["fit"]) for r in records} == {("ours", "optimaltrees", "tree"),
+                                                                  ("peer", "baseline", "tree")}
+    assert all(r["optimal"] for r in records) and len({r["error"] for r in records}) == 1
+    assert "# optimaltrees before/after" in text and f"`baseline` (before) is optimaltrees from `{_our_src()}`" in text
+    assert "| dataset | n | p | after error | before error | errors agree | after median s | before median s | " \
+           "ratio after/before |" in text
+    assert "| tiny01 | 40 | 4 | 3 | 3 | ✓ |" in text         # the 3 flipped labels
+    assert "**Depth 2: geometric-mean ratio (after/before) = " in text and "max ratio = " in text
+    assert "Optima identical (both proven, same error) on 1 of 1 data sets." in text
+    assert "Skipped" not in text and "Notes" not in text
+
+
+def test_binary_suite_against_a_baseline_checkout(zero_one, tmp_path):
+    out = tmp_path / "out" / "binary.md"
+    args = _suite_args("binary", ["--data-dir", str(zero_one.parent), "--datasets", "tiny01", "--depths", "2",
+                                  "--repeats", "1", "--baseline", _our_src()], out)
+    text = run_suite("binary", args).read_text()
+    records = _records(out)
+    assert sorted(r["lib"] for r in records) == ["baseline", "optimaltrees"]
+    assert all(r["status"] == "ok" and r["optimal"] for r in records) and len({r["error"] for r in records}) == 1
+    assert "| dataset | n | p | optimaltrees error | baseline error | agree |" in text
+    assert "ours/baseline geometric mean = " in text and "over 1 sets proven by both" in text
+    assert "errors agree (all proven, equal) on 1 of 1 sets" in text and "pystreed" not in text
+
+
+def test_a_baseline_runs_from_its_own_folder_or_not_at_all(tmp_path):
+    from optimaltrees.bench.common import check_baseline
+
+    with pytest.raises(FileNotFoundError, match="no optimaltrees package in it"):
+        check_baseline(str(tmp_path))
+    # a folder without the package: the child refuses the optimaltrees found elsewhere
+    rec = run_job(Job("idle", {"seconds": 0}, time_limit=60, path=str(tmp_path)))
+    assert rec["status"] == "crashed" and f"not from {tmp_path.resolve()}" in rec["message"]
+    # a (broken) package there is the one imported
+    (tmp_path / "optimaltrees").mkdir()
+    (tmp_path / "optimaltrees" / "__init__.py").write_text("raise ImportError('the baseline package ran')\n")
+    with pytest.raises(RuntimeError, match="cannot run optimaltrees from it: .*the baseline package ran"):
+        check_baseline(str(tmp_path))

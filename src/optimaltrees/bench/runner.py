@@ -20,6 +20,8 @@ import sys
 from dataclasses import dataclass, field
 from typing import Callable, Iterable
 
+from optimaltrees._optional import require
+
 
 @dataclass(frozen=True)
 class Job:
@@ -29,6 +31,8 @@ class Job:
     time_limit: float | None = None   # the fit's own limit; the process is killed at limit + grace
     grace: float = 60.0
     memory_mb: int | None = 8192      # address-space cap of the fit's process
+    path: str | None = None           # import optimaltrees (fits included) from this folder instead,
+                                      # e.g. the src of another checkout: a before/after baseline
 
 
 def _limit_memory(mb: int | None):
@@ -37,6 +41,31 @@ def _limit_memory(mb: int | None):
             cap = int(mb) * 1024 * 1024
             resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
     return apply
+
+
+# The child of a Job with a path: that folder first on sys.path, and a loud
+# failure (no record) when optimaltrees still comes from somewhere else.
+_FROM_PATH = """\
+import os, sys
+root = os.path.realpath(sys.argv[1])
+sys.path.insert(0, root)
+import optimaltrees
+found = os.path.realpath(optimaltrees.__file__)
+if not found.startswith(root + os.sep):
+    sys.exit(f"optimaltrees was imported from {found}, not from {root}")
+from optimaltrees.bench.worker import main
+sys.exit(main())
+"""
+
+
+def _command(job: Job, python: str | None) -> tuple[list[str], dict | None]:
+    """The worker's command line and environment (None: this one's)."""
+    python = python or sys.executable
+    if job.path is None:
+        return [python, "-m", "optimaltrees.bench.worker"], None
+    # also on PYTHONPATH, for any process the fit starts itself
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [job.path, os.environ.get("PYTHONPATH")])))
+    return [python, "-c", _FROM_PATH, job.path], env
 
 
 _LIVE: set[subprocess.Popen] = set()   # fits running in this process's threads (a local cluster)
@@ -64,7 +93,8 @@ def run_job(job: Job, python: str | None = None) -> dict:
     timeout = None if job.time_limit is None else job.time_limit + job.grace
     try:
         # its own session, so that a kill also reaches anything the fit started (e.g. a SAT worker)
-        proc = subprocess.Popen([python or sys.executable, "-m", "optimaltrees.bench.worker"],
+        command, env = _command(job, python)
+        proc = subprocess.Popen(command, env=env,
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                 start_new_session=os.name == "posix",
                                 preexec_fn=_limit_memory(job.memory_mb) if os.name == "posix" else None)
@@ -97,7 +127,8 @@ def run_jobs(jobs: Iterable[Job], *, scheduler: str | None = None, workers: int 
              on_record: Callable[[dict], None] | None = None, python: str | None = None) -> list[dict]:
     """Run every job on a Dask cluster; ``on_record`` sees each record as it
     arrives (e.g. to rewrite the report).  Returns the records in job order."""
-    from dask.distributed import Client, LocalCluster, as_completed
+    distributed = require("dask.distributed", "bench", "running benchmark suites")
+    Client, LocalCluster, as_completed = distributed.Client, distributed.LocalCluster, distributed.as_completed
 
     jobs = list(jobs)
     if scheduler:

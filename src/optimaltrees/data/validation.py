@@ -7,6 +7,8 @@ scikit-learn's ``validate_data`` so feature names and messages stay standard.
 """
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
 from sklearn.utils.validation import validate_data
 
@@ -122,3 +124,13 @@ def check_class_labels(y: np.ndarray) -> None:
     from sklearn.utils.multiclass import check_classification_targets
 
     check_classification_targets(y)
+
+
+def check_integer(name: str, value, *, low: int | None = None, allow_none: bool = False) -> None:
+    """An integer (not a bool) of at least ``low``, with an error that names the parameter."""
+    if value is None and allow_none:
+        return
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
+    if low is not None and value < low:
+        raise ValueError(f"{name} must be >= {low}, got {value}")

@@ -25,11 +25,12 @@ import argparse
 import statistics
 from pathlib import Path
 
+from optimaltrees._optional import require
 from optimaltrees.anytime import primal_integral
 from optimaltrees.bench.fits import LIBRARIES, libraries_note, missing_libraries
 from optimaltrees.bench.report import machine_block, markdown_table
 from optimaltrees.bench.runner import Job
-from optimaltrees.bench.suites.contree import OURS, data_files, progress_line
+from optimaltrees.bench.common import OURS, data_files, progress_line
 
 NAME = "anytime"
 WORKERS = 1      # timings: fits must not compete for the 2 cores
@@ -148,7 +149,7 @@ _drawn: dict[str, list] = {}   # picture path -> the curves it shows: redraw onl
 
 
 def _plot(path: Path, title: str, results: list[dict], optimum: int, budget: float, ours: list[str]) -> None:
-    from matplotlib.figure import Figure
+    Figure = require("matplotlib.figure", "bench", "the benchmark pictures").Figure
 
     from optimaltrees.plot import save
 

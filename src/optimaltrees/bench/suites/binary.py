@@ -8,6 +8,10 @@ drift of the shared machine hits all of them alike.  The report has, per
 depth, the errors of every library and whether they agree, median seconds
 and memory, the ratios ours/peer, and a summary: geometric-mean and max
 ratio over the sets both proved, and how many sets each library proved.
+
+With ``--baseline DIR`` the libraries are optimaltrees and ``baseline``,
+optimaltrees as found in DIR (the src folder of another built checkout), run
+like ours: before and after in one run, ratios ours/baseline = after/before.
 """
 from __future__ import annotations
 
@@ -17,8 +21,9 @@ from pathlib import Path
 from optimaltrees.bench.fits import LIBRARIES, libraries_note, missing_libraries
 from optimaltrees.bench.report import geo_mean, machine_block, markdown_table, time_scatter
 from optimaltrees.bench.runner import Job
-from optimaltrees.bench.suites.contree import (OURS, agree_all, data_files, fit_job, fmt_err, fmt_gm, fmt_mb,
-                                               fmt_ratio, fmt_s, progress_line, ratio, side_notes, summarise)
+from optimaltrees.bench.common import (BASELINE, OURS, agree_all, baseline_note, check_baseline, data_files, fit_job,
+                                       fmt_err, fmt_gm, fmt_mb, fmt_ratio, fmt_s, progress_line, ratio, side_notes,
+                                       summarise)
 
 NAME = "binary"
 WORKERS = 1      # timings: fits must not compete for the 2 cores
@@ -41,16 +46,25 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--libs", nargs="+", default=[OURS, "pystreed", "pydl85"], choices=list(LIBRARIES), metavar="LIB",
                     help=f"libraries among {', '.join(LIBRARIES)} (default: optimaltrees pystreed pydl85); "
                          "the ratios are optimaltrees over each other one")
+    ap.add_argument("--baseline", metavar="DIR",
+                    help="before/after: the libraries become optimaltrees and 'baseline', optimaltrees as found "
+                         "in DIR (the src folder of another built checkout), run like ours (replaces --libs)")
+
+
+def _chosen(args) -> list[str]:
+    return [OURS, BASELINE] if getattr(args, "baseline", None) else list(args.libs)
 
 
 def _libs(args) -> list[str]:
     skipped = getattr(args, "skipped", [])
-    return [lib for lib in args.libs if lib not in skipped]
+    return [lib for lib in _chosen(args) if lib not in skipped]
 
 
 def plan(args, out_dir: Path) -> list[Job]:
     files = data_files(args)
-    args.skipped = missing_libraries(args.libs)
+    args.skipped = missing_libraries([lib for lib in _chosen(args) if lib != BASELINE])
+    if getattr(args, "baseline", None):
+        args.baseline = check_baseline(args.baseline)
     libs = _libs(args)
     jobs = []
     for depth in args.depths:
@@ -59,7 +73,8 @@ def plan(args, out_dir: Path) -> list[Job]:
                 shift = rep % max(1, len(libs))
                 for pos, lib in enumerate(libs[shift:] + libs[:shift]):
                     key = dict(dataset=name, depth=depth, lib=lib, repeat=rep + 1, order=pos + 1)
-                    jobs.append(fit_job(lib, path, depth, args.time_limit, key))
+                    jobs.append(fit_job(lib, path, depth, args.time_limit, key,
+                                        baseline=getattr(args, "baseline", None)))
     args.planned = len(jobs)
     return jobs
 
@@ -69,7 +84,7 @@ def _depth_section(depth: int, records: list[dict], libs: list[str], datasets: l
     peers = [lib for lib in libs if lib != OURS] if OURS in libs else []
     ratios: dict[str, list[tuple[float, str]]] = {peer: [] for peer in peers}
     proven = dict.fromkeys(libs, 0)
-    rows, notes = [], []
+    rows, notes, same = [], [], 0
     dots: dict[str, list] = {peer: [] for peer in peers}
     for name in datasets:
         recs = [r for r in records if r.get("depth") == depth and r.get("dataset") == name]
@@ -80,6 +95,7 @@ def _depth_section(depth: int, records: list[dict], libs: list[str], datasets: l
             proven[lib] += s["proven"]
             notes += side_notes(f"depth {depth}, {name}, {lib}", s)
         mark = agree_all(summ.values())
+        same += mark == "✓"
         if mark == "✗ BUG":
             notes.append(f"depth {depth}, {name}: libraries that proved optimality disagree on the error")
         cells = []
@@ -101,7 +117,8 @@ def _depth_section(depth: int, records: list[dict], libs: list[str], datasets: l
         summary.append(f"depth {depth}: ours/{peer} geometric mean = {fmt_gm(geo_mean(r for r, _ in ratios[peer]))} "
                        f"over {len(ratios[peer])} sets proven by both; max = "
                        f"{'–' if worst is None else f'{fmt_ratio(worst[0])} ({worst[1]})'}")
-    summary.append(f"depth {depth}: proven optimal — " + ", ".join(f"{lib} {k}" for lib, k in proven.items()))
+    summary.append(f"depth {depth}: proven optimal — " + ", ".join(f"{lib} {k}" for lib, k in proven.items())
+                   + f"; errors agree (all proven, equal) on {same} of {len(rows)} sets")
     return markdown_table(head, rows), summary, notes, dots
 
 
@@ -125,8 +142,11 @@ def report(records: list[dict], args, out_dir: Path) -> str:
     others = ", ".join(lib for lib in libs if lib != OURS) or "no other library"
     lines = [f"# Exact search on binary data: optimaltrees vs {others}", ""]
     lines += progress_line(records, args)
-    lines += [machine_block(args), "", libraries_note(args.libs, getattr(args, "skipped", [])), "",
-              "Timings are medians over repeats on a shared 2-core machine: each fit is a fresh process, run one "
+    lines += [machine_block(args), "",
+              libraries_note([lib for lib in _chosen(args) if lib != BASELINE], getattr(args, "skipped", [])), ""]
+    if getattr(args, "baseline", None):
+        lines += [baseline_note(args.baseline), ""]
+    lines += ["Timings are medians over repeats on a shared 2-core machine: each fit is a fresh process, run one "
               f"at a time, library order rotated per repeat ({args.repeats} repeats). s = wall time of `fit()`; "
               "MB = median peak RSS of the worker (interpreter + imports + data). Ratios < 1 mean optimaltrees "
               "is faster; geometric means and max use only rows where both sides proved optimality.", "",

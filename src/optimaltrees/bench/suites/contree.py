@@ -8,14 +8,20 @@ without a time limit; from ``--limit-from-depth`` on both get ``--time-limit``.
 The report has one table per depth: training errors of both (and whether they
 agree), median wall seconds, their ratio ours/peer, peak memory, the CPU-time
 ratio, and under it the geometric-mean and max ratio.
+
+With ``--baseline DIR`` the peer is optimaltrees itself as found in DIR (the
+src folder of another built checkout), each fit in its own process like
+ours: before and after in one run, ratios after/before, and whether every
+optimum stayed identical.
 """
 from __future__ import annotations
 
 import argparse
-import statistics
-from itertools import combinations
 from pathlib import Path
 
+from optimaltrees.bench.common import (BASELINE, OURS, agree, baseline_note, check_baseline, data_files, fit_job,
+                                       fmt_err, fmt_gm, fmt_mb, fmt_ratio, fmt_s, progress_line, ratio, side_notes,
+                                       summarise)
 from optimaltrees.bench.fits import LIBRARIES, libraries_note, missing_libraries
 from optimaltrees.bench.report import geo_mean, machine_block, markdown_table, time_scatter
 from optimaltrees.bench.runner import Job
@@ -24,7 +30,6 @@ NAME = "contree"
 WORKERS = 1      # timings: fits must not compete for the 2 cores
 DATASETS = ["bank", "bean", "bidding", "fault", "magic", "occupancy", "page", "raisin", "rice",
             "segment", "wilt"]
-OURS = "optimaltrees"
 LEGEND = ("Legend: † = not proven optimal / stopped at the time limit (error is an upper bound, time ≈ "
           "the limit); a–b = repeats gave different errors; errors agree: ✓ all proven and equal, "
           "✗ different proven optima or a proven optimum beaten by another library's tree (a correctness "
@@ -51,130 +56,19 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
                     help="n_jobs of optimaltrees (default 1: single-threaded like the peer)")
     ap.add_argument("--dry-run", action="store_true",
                     help="harness self-test: the peer on both sides (not a result)")
-
-
-# ------------------------------------------------------------------ shared with the binary suite
-# (the per-library summary of repeats, the "errors agree" check, the cell formats)
-
-def data_files(args) -> dict[str, Path]:
-    """NAME -> data file, failing early on a name without a file."""
-    files = {name: Path(args.data_dir) / f"{name}.txt" for name in args.datasets}
-    for path in files.values():
-        if not path.is_file():
-            raise FileNotFoundError(f"no data file {path}")
-    return files
-
-
-def fit_job(lib: str, data: Path, depth: int, time_limit: float | None, key: dict, *, jobs: int = 1,
-            kill_after: float = 3600.0) -> Job:
-    """A whole-data fit of ``lib``; a fit without a limit is killed after ``kill_after`` s."""
-    params = dict(data=str(data), depth=depth, time_limit=time_limit)
-    if lib == OURS:
-        params["jobs"] = jobs
-    if time_limit is None:
-        return Job(LIBRARIES[lib][0], params, key, time_limit=kill_after, grace=0.0)
-    return Job(LIBRARIES[lib][0], params, key, time_limit=time_limit, grace=60.0)
-
-
-def summarise(recs: list[dict]) -> dict:
-    """What the tables show of one library's repeats on one (data set, depth)."""
-    ok = [r for r in recs if r.get("status") == "ok" and r.get("seconds") is not None]
-
-    def median(key):
-        values = [r[key] for r in ok if r.get(key) is not None]
-        return statistics.median(values) if values else None
-
-    deltas = [r["peak_rss_mb"] - r["rss_before_fit_mb"] for r in ok
-              if r.get("peak_rss_mb") is not None and r.get("rss_before_fit_mb") is not None]
-    return dict(
-        runs=len(recs), ok=len(ok),
-        killed=sum(r.get("status") == "killed" for r in recs),
-        failed=sum(r.get("status") in ("failed", "crashed") for r in recs),
-        errors=sorted({r["error"] for r in ok if r.get("error") is not None}),
-        proven=bool(ok) and len(ok) == len(recs) and all(r.get("optimal") is True for r in ok),
-        limited=any(r.get("timed_out") or r.get("status") == "killed" for r in recs),
-        median_s=median("seconds"), median_cpu_s=median("cpu_seconds"), median_mb=median("peak_rss_mb"),
-        peak_mb=max((r["peak_rss_mb"] for r in ok if r.get("peak_rss_mb") is not None), default=None),
-        delta_mb=max(deltas) if deltas else None,
-        pred_mismatch=any(r.get("error_predict") is not None and r["error_predict"] != r.get("error")
-                          for r in ok),
-        messages=sorted({r.get("message", "") for r in recs if r.get("status") != "ok"}))
-
-
-def agree(a: dict, b: dict) -> str:
-    """✓ / ✗ / n/a / err for the training errors of two libraries' summaries."""
-    if not a["errors"] or not b["errors"]:
-        return "err" if (a["failed"] or b["failed"]) else "n/a"
-    if a["proven"] and b["proven"]:
-        return "✓" if a["errors"] == b["errors"] and len(a["errors"]) == 1 else "✗"
-    # a proven optimum must be <= anything the other side found, proven or not
-    if a["proven"] and min(b["errors"]) < max(a["errors"]):
-        return "✗"
-    if b["proven"] and min(a["errors"]) < max(b["errors"]):
-        return "✗"
-    return "n/a"
-
-
-def agree_all(summaries) -> str:
-    """The agree mark of several libraries: ✗ BUG when any pair contradicts."""
-    verdicts = {agree(a, b) for a, b in combinations(list(summaries), 2)}
-    return "✗ BUG" if "✗" in verdicts else ("✓" if verdicts == {"✓"} else "n/a")
-
-
-def ratio(a: dict, b: dict, key: str = "median_s") -> float | None:
-    return a[key] / b[key] if a[key] is not None and b[key] else None
-
-
-def fmt_err(s: dict) -> str:
-    if not s["errors"]:
-        return "killed" if s["killed"] else ("failed" if s["failed"] else "–")
-    e = s["errors"]
-    text = str(e[0]) if len(e) == 1 else f"{e[0]}–{e[-1]}"
-    return text if s["proven"] else text + "†"
-
-
-def fmt_s(s: dict, key: str = "median_s") -> str:
-    x = s[key]
-    if x is None:
-        return "–"
-    text = f"{x:.2g}" if x < 0.01 else (f"{x:.3f}" if x < 10 else f"{x:.1f}")
-    return text + ("†" if s["limited"] else "")
-
-
-def fmt_mb(x) -> str:
-    return "–" if x is None else f"{x:.0f}"
-
-
-def fmt_ratio(x) -> str:
-    return "–" if x is None else (f"{x:.2f}" if x >= 0.1 else f"{x:.2g}")
-
-
-def fmt_gm(x) -> str:
-    return "–" if x is None else f"{x:.3f}"
-
-
-def side_notes(where: str, s: dict) -> list[str]:
-    """Failures, predict() mismatches and multi-threaded fits of one summary."""
-    notes = [f"{where}: {m}" for m in s["messages"]]
-    if s["pred_mismatch"]:
-        notes.append(f"{where}: train_error_ differs from the errors of predict(X)")
-    if s["median_cpu_s"] and s["median_s"] and s["median_s"] > 0.05 and s["median_cpu_s"] > 1.3 * s["median_s"]:
-        notes.append(f"{where}: CPU time {s['median_cpu_s']:.2f} s > wall {s['median_s']:.2f} s "
-                     "(used more than one thread)")
-    return notes
-
-
-def progress_line(records: list[dict], args) -> list[str]:
-    planned = getattr(args, "planned", None)
-    if planned and len(records) < planned:
-        return [f"**Partial report: {len(records)} of {planned} fits so far.**", ""]
-    return []
+    ap.add_argument("--baseline", metavar="DIR",
+                    help="before/after: the peer is optimaltrees as found in DIR (the src folder of another "
+                         "built checkout), run like ours; the report's ratios are after/before")
 
 
 # ------------------------------------------------------------------ the suite
 
+def _peer(args) -> str:
+    return BASELINE if getattr(args, "baseline", None) else args.peer
+
+
 def _sides(args) -> dict[str, str]:
-    return {"ours": args.peer if args.dry_run else OURS, "peer": args.peer}
+    return {"ours": _peer(args) if args.dry_run else OURS, "peer": _peer(args)}
 
 
 def _limit(args, depth: int) -> float | None:
@@ -184,7 +78,9 @@ def _limit(args, depth: int) -> float | None:
 def plan(args, out_dir: Path) -> list[Job]:
     files = data_files(args)
     sides = _sides(args)
-    args.skipped = missing_libraries(sorted(set(sides.values())))
+    args.skipped = missing_libraries(sorted(set(sides.values()) - {BASELINE}))
+    if getattr(args, "baseline", None):
+        args.baseline = check_baseline(args.baseline)
     jobs = []
     for depth in args.depths:
         limit = _limit(args, depth)
@@ -198,7 +94,7 @@ def plan(args, out_dir: Path) -> list[Job]:
                     key = dict(dataset=name, depth=depth, side=side, lib=lib, repeat=rep + 1, order=pos + 1,
                                time_limit=limit)
                     jobs.append(fit_job(lib, path, depth, limit, key, jobs=args.jobs,
-                                        kill_after=args.no_limit_timeout))
+                                        kill_after=args.no_limit_timeout, baseline=getattr(args, "baseline", None)))
     args.planned = len(jobs)
     return jobs
 
@@ -206,13 +102,19 @@ def plan(args, out_dir: Path) -> list[Job]:
 def report(records: list[dict], args, out_dir: Path) -> str:
     sides = _sides(args)
     skipped = getattr(args, "skipped", [])
-    lines = [f"# optimaltrees vs {args.peer} — training-set runtime", ""]
+    baseline = getattr(args, "baseline", None)
+    # column words: ours and the peer, or after and before
+    we, they, us, them = ("after", "before", "after", "before") if baseline else ("our", "peer", "ours", "peer")
+    title = "optimaltrees before/after" if baseline else f"optimaltrees vs {args.peer}"
+    lines = [f"# {title} — training-set runtime", ""]
     if args.dry_run:
-        lines += [f"**DRY RUN: both sides are {args.peer}** (harness self-test, not a result).", ""]
+        lines += [f"**DRY RUN: both sides are {_peer(args)}** (harness self-test, not a result).", ""]
     lines += progress_line(records, args)
-    lines += [machine_block(args), "", libraries_note(sorted(set(sides.values())), skipped), "",
-              f"Repeats per (data set, depth, library): {args.repeats}, order alternated (ours first on odd "
-              "repeats, peer first on even), one fit at a time, each in a fresh process. Times are wall-clock "
+    lines += [machine_block(args), "", libraries_note(sorted(set(sides.values()) - {BASELINE}), skipped), ""]
+    if baseline:
+        lines += [baseline_note(baseline), ""]
+    lines += [f"Repeats per (data set, depth, library): {args.repeats}, order alternated ({us} first on odd "
+              f"repeats, {them} first on even), one fit at a time, each in a fresh process. Times are wall-clock "
               "seconds of `fit()` only; peak MB is the worker's peak RSS (interpreter + imports + data; "
               "ΔMB = peak minus the peak just before `fit()`).", ""]
     notes = []
@@ -223,7 +125,7 @@ def report(records: list[dict], args, out_dir: Path) -> str:
         limit = _limit(args, depth)
         lines += [f"## Depth {depth}" + (f" (time limit {limit:g} s)" if limit is not None else " (no time limit)"),
                   ""]
-        rows, ratios, proven_ratios, cpu_ratios, worst, dots = [], [], [], [], None, []
+        rows, ratios, proven_ratios, cpu_ratios, worst, dots, same = [], [], [], [], None, [], 0
         for name in args.datasets:
             o = summarise([r for r in recs if r.get("dataset") == name and r.get("side") == "ours"])
             p = summarise([r for r in recs if r.get("dataset") == name and r.get("side") == "peer"])
@@ -242,21 +144,25 @@ def report(records: list[dict], args, out_dir: Path) -> str:
             if crt is not None:
                 cpu_ratios.append(crt)
             peer_err = "skipped" if sides["peer"] in skipped else fmt_err(p)
+            same += agree(o, p) == "✓"
             rows.append([name, *size, fmt_err(o), peer_err, agree(o, p), fmt_s(o), fmt_s(p),
                          "–" if rt is None else fmt_ratio(rt) + ("†" if o["limited"] or p["limited"] else ""),
                          fmt_mb(o["peak_mb"]), fmt_mb(p["peak_mb"]), fmt_mb(o["delta_mb"]), fmt_mb(p["delta_mb"]),
                          fmt_ratio(crt)])
             notes += side_notes(f"depth {depth}, {name}, ours", o) + side_notes(f"depth {depth}, {name}, peer", p)
-        lines += [markdown_table(["dataset", "n", "p", "our error", "peer error", "errors agree", "our median s",
-                                  "peer median s", "ratio ours/peer", "our peak MB", "peer peak MB", "our ΔMB",
-                                  "peer ΔMB", "CPU ratio"], rows), ""]
+        lines += [markdown_table(["dataset", "n", "p", f"{we} error", f"{they} error", "errors agree",
+                                  f"{we} median s", f"{they} median s", f"ratio {us}/{them}", f"{we} peak MB",
+                                  f"{they} peak MB", f"{we} ΔMB", f"{they} ΔMB", "CPU ratio"], rows), ""]
         gm, gm_proven = geo_mean(ratios), geo_mean(proven_ratios)
-        lines.append(f"**Depth {depth}: geometric-mean ratio (ours/peer) = {fmt_gm(gm)}** over {len(ratios)} "
+        lines.append(f"**Depth {depth}: geometric-mean ratio ({us}/{them}) = {fmt_gm(gm)}** over {len(ratios)} "
                      f"data sets; max ratio = {'–' if worst is None else f'{fmt_ratio(worst[1])} ({worst[0]})'}"
                      + (f"; over the {len(proven_ratios)} where both proved optimality: {gm_proven:.3f}"
-                        if gm_proven is not None and len(proven_ratios) != len(ratios) else "") + ".")
+                        if gm_proven is not None and len(proven_ratios) != len(ratios) else "") + "."
+                     + (f" Optima identical (both proven, same error) on {same} of {len(rows)} data sets."
+                        if baseline else ""))
         picture = time_scatter(out_dir / f"{Path(args.out or 'contree.md').stem}-d{depth}.png", dots,
-                               ours="optimaltrees", peer=args.peer, title=f"depth {depth}: fit seconds")
+                               ours="after" if baseline else "optimaltrees",
+                               peer="before" if baseline else args.peer, title=f"depth {depth}: fit seconds")
         if picture:
             lines += ["", f"![depth {depth} times]({picture})"]
         gm_cpu = geo_mean(cpu_ratios)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
+from optimaltrees._optional import require
 from optimaltrees.bench.report import fmt, machine_block, markdown_table
 from optimaltrees.bench.runner import Job
 
@@ -123,7 +124,7 @@ def report(records: list[dict], args, out_dir: Path) -> str:
              markdown_table(["setting", "fits", "test accuracy (mean ± sd)", "train accuracy", "proven",
                              "median s"], rows), ""]
     if means:
-        from matplotlib.figure import Figure
+        Figure = require("matplotlib.figure", "bench", "the benchmark pictures").Figure
 
         fig = Figure(figsize=(5, 3.2), layout="constrained")
         ax = fig.add_subplot()

@@ -34,10 +34,11 @@ import argparse
 import statistics
 from pathlib import Path
 
+from optimaltrees._optional import require
 from optimaltrees.bench.fits import SAT_TESTS
 from optimaltrees.bench.report import machine_block, markdown_table
 from optimaltrees.bench.runner import Job
-from optimaltrees.bench.suites.contree import progress_line
+from optimaltrees.bench.common import progress_line
 
 NAME = "sat"
 WORKERS = 1      # timings: fits must not compete for the 2 cores
@@ -201,7 +202,7 @@ def _plot(records: list[dict], args, out_dir: Path) -> str | None:
                          statistics.median(r["seconds"] for r in ok), paper))
     if not bars:
         return None
-    from matplotlib.figure import Figure
+    Figure = require("matplotlib.figure", "bench", "the benchmark pictures").Figure
 
     fig = Figure(figsize=(7, 0.28 * len(bars) + 1.2), layout="constrained")
     ax = fig.add_subplot()

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from optimaltrees.search.contree import search_tree
 from optimaltrees.search.diagram.skeleton import Placement, Skeleton
 
 
@@ -95,16 +96,14 @@ def lookahead_split(Xs: np.ndarray, counts: np.ndarray, features: np.ndarray, ep
     (<= 2) on these rows: the library's own DP engine, so the split already
     accounts for what the layers below can do with it (CART's entropy cannot).
     None when that split falls between values closer than ``epsilon``."""
-    from optimaltrees.estimators.classifier import OptimalTreeClassifier
-
     reps = np.rint(counts).astype(np.int64)
     rows, labels = np.nonzero(reps)
     times = reps[rows, labels]
-    X = np.repeat(Xs[rows][:, features], times, axis=0)
-    y = np.repeat(labels, times)
-    if len(np.unique(y)) < 2:
+    X = np.ascontiguousarray(np.repeat(Xs[rows][:, features], times, axis=0), dtype=np.float64)
+    classes, y = np.unique(np.repeat(labels, times), return_inverse=True)
+    if len(classes) < 2:
         return None
-    tree = OptimalTreeClassifier(max_depth=depth).fit(X, y).tree_
+    tree = search_tree(X, y.reshape(-1), len(classes), depth).tree
     if tree.feature[0] < 0:
         return None
     j = int(features[tree.feature[0]])

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from optimaltrees.estimators._base import check_integer
+from optimaltrees.data.validation import check_integer
 
 MAX_ARCS = 1_000_000   # a skeleton's arc arrays (and the MILP's per-row arc variables) stay sane
 
