@@ -291,3 +291,15 @@ def test_small_and_degenerate_data():
     assert one.predict(np.array([[5.0, 5.0]])).tolist() == [7] and one.depth_ == 0
     same = SATTreeClassifier("size").fit(np.random.default_rng(0).random((20, 3)), np.zeros(20))
     assert same.depth_ == 0 and same.is_optimal_
+
+
+def test_unhashable_cells_and_column_y_in_scikit_learns_words():
+    from sklearn.exceptions import DataConversionWarning
+
+    X = np.random.default_rng(0).random((6, 2)).astype(object)
+    X[3, 1] = {"foo": "bar"}
+    with pytest.raises(TypeError, match=r"argument must be a string or a real number.*x\[1\] holds a 'dict'"):
+        SATTreeClassifier().fit(X, [0, 1, 0, 1, 0, 1])
+    with pytest.warns(DataConversionWarning, match="column-vector y"):
+        clf = SATTreeClassifier().fit(np.arange(4.0).reshape(-1, 1), np.array([[0], [0], [1], [1]]))
+    assert clf.predict(np.array([[0.0], [3.0]])).tolist() == [0, 1]

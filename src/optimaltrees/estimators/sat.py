@@ -7,8 +7,9 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import DataConversionWarning
 
-from optimaltrees.data.binarize import Binarizer
+from optimaltrees.data.binarize import Binarizer, _as_columns
 from optimaltrees.data.validation import check_class_labels, check_raw_labels, is_missing
 from optimaltrees.estimators._base import FittedTreeMixin, check_integer, check_number
 from optimaltrees.search.sat import CARDINALITIES, infer, min_errors, prepare
@@ -241,7 +242,7 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         self._check_params()
         y = _check_y(y)
         deadline = None if self.time_limit is None else start + float(self.time_limit)
-        binarizer = Binarizer(self.categorical).fit(X)
+        binarizer = _fit_binarizer(self.categorical, X)
         n_rows = y.shape[0]
         if n_rows * binarizer.n_tests_ > MAX_TEST_CELLS:
             raise ValueError(f"{binarizer.n_tests_:,} Boolean tests x {n_rows:,} rows is too large "
@@ -414,6 +415,30 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         return {"split_labels": self.binarizer_.test_labels(decimals, feature_names)}
 
 
+def _fit_binarizer(categorical, X) -> Binarizer:
+    """``Binarizer(categorical).fit(X)``; a cell that cannot be a category
+    value (a dict, a list: unhashable) is refused in scikit-learn's words."""
+    try:
+        return Binarizer(categorical).fit(X)
+    except TypeError as exc:
+        if not str(exc).startswith("unhashable type"):
+            raise
+        where = ""
+        cols, names, _ = _as_columns(X)
+        for i, col in enumerate(cols):
+            for value in col:
+                try:
+                    hash(value)
+                except TypeError:
+                    where = (f" column {names[i] if names else f'x[{i}]'} holds a "
+                             f"{type(value).__name__!r}")
+                    break
+            if where:
+                break
+        raise TypeError(f"SATTreeClassifier: every value of the X argument must be a string or a real number "
+                        f"(a category or a number);{where or ' ' + str(exc)}") from None
+
+
 def _check_y(y) -> np.ndarray:
     if y is None:
         raise ValueError("SATTreeClassifier requires y to be passed, but the target y is None")
@@ -422,6 +447,9 @@ def _check_y(y) -> np.ndarray:
         raise ValueError("Input y contains missing values (NaN/None/NA).")
     y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
     if y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn("A column-vector y was passed when a 1d array was expected. Please change "
+                      "the shape of y to (n_samples, ), for example using ravel().",
+                      DataConversionWarning, stacklevel=3)
         y = y.ravel()
     if y.ndim != 1:
         raise ValueError(f"y should be a 1d array, got an array of shape {y.shape} instead.")
