@@ -106,11 +106,11 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
           by another split criterion, only within a quarter of the time left;
           the better kept: fewest errors, then shallower, then smaller; depth
           <= ``max_depth``, or 20).  It takes a pass over the data per level
-          (milliseconds on a few thousand rows and tests, seconds on
-          3,000 rows x 30,000 tests).  On
-          consistent data it usually fits every example: an upper bound on
-          the minimum depth and size, not minimal (``is_optimal_`` False
-          unless its depth meets ``depth_lower_bound_``).  With a depth cap
+          (milliseconds on a few thousand rows and tests, seconds on 3,000
+          rows x 30,000 tests).  On consistent data it usually fits every
+          example: an upper bound on the minimum depth and size, not minimal
+          (``is_optimal_`` False unless its depth meets
+          ``depth_lower_bound_``).  Under a depth cap (``max_depth``, or 20)
           it may not fit them all: ``train_error_`` says how many it misses;
         * otherwise (the limit struck even before the greedy tree was done)
           a single leaf predicting the majority class.
@@ -278,8 +278,8 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
                           per_round=int(self.examples_per_round), order=order,
                           depth_search=self.depth_search, repair=self._repair_levels())
         remaining = None if deadline is None else max(0.0, deadline - time.perf_counter())
-        # under a time limit, a greedy tree first (a quarter of the time at
-        # most): the answer should the search prove nothing in time
+        # under a time limit, a greedy tree first: the answer should the
+        # search find nothing in time (see _search for its share of the time)
         greedy_cap = MAX_SAT_DEPTH if self.max_depth is None else int(self.max_depth)
         kwargs = dict(errors_mode=errors_mode, search=search, problem=problem,
                       greedy_depth=greedy_cap,
@@ -381,7 +381,8 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             self.is_optimal_ = bool(done) and not (interrupted and source == "search")
         self.stats_ = {
             "depth": self.depth_, "nodes": self.n_nodes_,
-            "perfect_nodes": (1 << (self.depth_ + 1)) - 1,
+            # the perfect tree the formula describes (the search's depth k)
+            "perfect_nodes": (1 << ((result.tree.depth if source == "search" else self.depth_) + 1)) - 1,
             "examples_encoded": stats.examples_encoded, "distinct_examples": problem.n_rows,
             "boolean_features": n_tests, "boolean_features_kept": int(problem.columns.size),
             "sat_calls": stats.sat_calls, "rounds": stats.rounds, "repaired": stats.repaired,
