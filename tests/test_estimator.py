@@ -9,7 +9,8 @@ import pytest
 from helpers import check_tree_invariants
 from oracle import brute_force_objective, recompute_error, route
 
-from optimaltrees import DecisionDiagramClassifier, OptimalTreeClassifier, Tree, export_text  # noqa: E402
+from optimaltrees import (DecisionDiagramClassifier, OptimalTreeClassifier, SATTreeClassifier,  # noqa: E402
+                          Tree, export_text)
 
 
 def make_data(n=60, p=3, k=3, seed=0):
@@ -381,7 +382,10 @@ from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
 @parametrize_with_checks([OptimalTreeClassifier(max_depth=2),
                           # a small skeleton and short limits keep the 55 checks near a minute
-                          DecisionDiagramClassifier((1, 2), time_limit=1, heuristic_time=0.0)],
+                          DecisionDiagramClassifier((1, 2), time_limit=1, heuristic_time=0.0),
+                          # the checks' noisy data needs depth 5-6 (SAT: ~20 s); at the 1 s
+                          # limit the greedy tree answers, far from a race with the search
+                          SATTreeClassifier(time_limit=1)],
                          expected_failed_checks=_expected_failed_checks)
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)

@@ -9,6 +9,7 @@ errors at a depth is the oracle's objective itself.
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -285,10 +286,90 @@ def test_bad_data():
         SATTreeClassifier().predict(np.zeros((1, 2)))
 
 
-def test_time_limit_without_a_tree_raises_a_timeout():
+# -- the anytime answer at the time limit (issue 18) ---------------------------------
+@pytest.mark.parametrize("objective", ["depth", "size"])
+def test_time_limit_returns_a_perfect_greedy_tree_not_proven(objective):
+    # car: depth 3 and 4 take the SAT search well over a second
     X, y = load_categorical("car")
-    with pytest.raises(TimeoutError, match="no tree that fits every example"):
-        SATTreeClassifier("depth", categorical="all", time_limit=0.5).fit(X, y)
+    with pytest.warns(UserWarning, match=r"time_limit=1 s reached: returning a greedy tree"):
+        clf = SATTreeClassifier(objective, categorical="all", time_limit=1).fit(X, y)
+    assert clf.timed_out_ and not clf.interrupted_ and not clf.is_optimal_
+    assert clf.tree_source_ == "greedy" and clf.min_depth_ is None
+    assert_fits(clf, X, y.to_numpy())
+    assert 2 <= clf.depth_lower_bound_ < clf.depth_ <= 20        # depth 1 refuted at once
+    assert clf.stats_["greedy_depth"] == clf.depth_ and clf.stats_["greedy_errors"] == 0
+    if objective == "size":
+        assert clf.size_lower_bound_ == 3 < clf.n_nodes_             # one leaf per class
+    else:
+        assert clf.size_lower_bound_ is None
+
+
+def test_a_fit_that_finishes_in_time_is_proven(mouse):
+    X, y = mouse
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        depth = SATTreeClassifier("depth", categorical="all", time_limit=60).fit(X, y)
+        size = SATTreeClassifier("size", categorical="all", time_limit=60).fit(X, y)
+    for clf in (depth, size):
+        assert clf.is_optimal_ and not clf.timed_out_ and clf.tree_source_ == "search"
+        assert clf.min_depth_ == clf.depth_lower_bound_ == clf.depth_ == 4
+        assert_fits(clf, X, y.to_numpy())
+        assert clf.stats_["greedy_errors"] == 0 and clf.stats_["greedy_depth"] >= 4
+    assert size.n_nodes_ == size.size_lower_bound_ == 15 and depth.size_lower_bound_ is None
+    no_limit = SATTreeClassifier("depth", categorical="all").fit(X, y)
+    assert no_limit.stats_["greedy_depth"] is None                 # the paper's method alone
+
+
+def _depth_then_wait(report=None, **kwargs):
+    """DT-size that proves the minimum depth, reports it, then never finishes."""
+    import time
+    from optimaltrees.search.sat.inference import infer
+    report(infer(**{**kwargs, "objective": "depth"}))
+    time.sleep(60)
+
+
+def test_time_limit_keeps_the_search_tree_of_minimum_depth(mouse, monkeypatch):
+    import optimaltrees.estimators.sat as sat_module
+    X, y = mouse
+    monkeypatch.setattr(sat_module, "infer", _depth_then_wait)     # the worker is forked
+    with pytest.warns(UserWarning, match="returning the best tree the search found"):
+        clf = SATTreeClassifier("size", categorical="all", time_limit=3).fit(X, y)
+    assert clf.timed_out_ and clf.tree_source_ == "search"
+    assert clf.min_depth_ == clf.depth_ == clf.depth_lower_bound_ == 4
+    assert not clf.is_optimal_                       # the size is not proven
+    assert clf.size_lower_bound_ == 3 and 15 <= clf.n_nodes_      # 2 classes: 2 leaves
+    assert_fits(clf, X, y.to_numpy())
+
+
+def test_errors_time_limit_returns_the_greedy_tree_with_its_errors():
+    X, y = load_categorical("car")
+    with pytest.warns(UserWarning, match="time_limit=1 s reached"):
+        clf = SATTreeClassifier("errors", max_depth=4, categorical="all", time_limit=1).fit(X, y)
+    assert clf.timed_out_ and clf.tree_source_ == "greedy" and not clf.is_optimal_
+    assert clf.depth_ <= 4 and clf.train_error_ > 0
+    assert clf.train_error_ == int((clf.predict(X) != y.to_numpy()).sum())
+    assert clf.depth_lower_bound_ is None and clf.min_depth_ is None
+
+
+@settings(max_examples=n_examples(100), **SETTINGS)
+@given(data=instances(max_n=12, max_features=3, max_classes=3), cap=st.integers(0, 4))
+def test_greedy_tree_counts_its_errors_and_fits_consistent_data(data, cap):
+    from optimaltrees.search.sat import prepare
+    from optimaltrees.search.sat.decode import nested_to_tree
+    from optimaltrees.search.sat.greedy import CRITERIA, greedy_tree
+
+    X, y = data
+    B = Binarizer("none").fit_transform(X)
+    classes, y_index = np.unique(y, return_inverse=True)
+    problem = prepare(B, y_index, len(classes), allow_conflicts=True)
+    for criterion in CRITERIA:
+        for depth in (cap, 20):
+            g = greedy_tree(problem, depth, criterion=criterion)
+            tree = nested_to_tree(g.root, problem.columns, B, y_index, len(classes), B.shape[1])
+            assert tree.training_errors() == g.errors and tree.max_depth <= min(g.depth, depth)
+            if depth == 20 and not has_conflicts(X, y):
+                assert g.errors == 0                   # splits until every node is pure
+                assert g.depth >= oracle_min_depth(X, y)
 
 
 def _slow(report=None, value=7):

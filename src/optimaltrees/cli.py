@@ -11,7 +11,6 @@ or a whitespace-separated table of numbers.  Run any command with --help.
 from __future__ import annotations
 
 import argparse
-import json
 import shlex
 import sys
 from pathlib import Path

@@ -215,6 +215,13 @@ def _string(value, where: str) -> str:
     return value
 
 
+def _tree_source(value, where: str) -> str:
+    source = _string(value, where)
+    if source not in ("search", "greedy", "leaf"):
+        raise ValueError(f"{where}: must be 'search', 'greedy' or 'leaf', got {source!r}")
+    return source
+
+
 def _optional(decode):
     return lambda value, where: None if value is None else decode(value, where)
 
@@ -536,7 +543,8 @@ _FITTED = {
     SATTreeClassifier: {
         **_COMMON, "tree_": _tree, "binarizer_": _binarizer, "n_classes_": _size,
         "timed_out_": _boolean, "interrupted_": _boolean, "depth_": _non_negative, "n_nodes_": _size,
-        "min_depth_": _optional(_non_negative)},
+        "min_depth_": _optional(_non_negative), "depth_lower_bound_": _optional(_non_negative),
+        "size_lower_bound_": _optional(_size), "tree_source_": _tree_source},
     DecisionDiagramClassifier: {
         **_COMMON, "diagram_": _diagram, "sensitive_levels_": _labels, "scale_offset_": _reals,
         "scale_": _reals, "objective_": _real, "lower_bound_": _real, "status_": _string,
@@ -628,6 +636,13 @@ def _check_fitted(model, fitted: dict) -> None:
             raise ValueError(f"fitted.binarizer_: {binarizer.n_features_in_} columns, the model has {n_features}")
         depth = MAX_SAT_DEPTH if model.max_depth is None else model.max_depth
         _check_tree(fitted["tree_"], "fitted.tree_", binarizer.n_tests_, n_classes, depth)
+        if fitted.get("train_error_") == 0:      # lower bounds of a tree that fits the data
+            tree = fitted["tree_"]
+            for key, actual in (("depth_lower_bound_", tree.max_depth), ("size_lower_bound_", tree.node_count)):
+                bound = fitted.get(key)
+                if bound is not None and bound > actual:
+                    raise ValueError(f"fitted.{key}: {bound}, above the {actual} of the tree that "
+                                     "fits the training data")
     else:
         diagram = fitted["diagram_"]
         if n_classes < 2 or diagram.n_classes != n_classes:

@@ -13,6 +13,7 @@ import numpy as np
 
 from optimaltrees.model.diagram import DecisionDiagram
 from optimaltrees.model.tree import Tree
+from optimaltrees._optional import require
 
 _YES = dict(color="#1f6fb4", linestyle="-")
 _NO = dict(color="#888888", linestyle="--")
@@ -23,7 +24,7 @@ _LEAF = dict(boxstyle="round,pad=0.35", facecolor="#eeeeee", edgecolor="#555555"
 def _figure(ax, width: float, height: float):
     if ax is not None:
         return ax.figure, ax
-    from matplotlib.figure import Figure
+    Figure = require("matplotlib.figure", "plot", "drawing models").Figure
 
     fig = Figure(figsize=(width, height), layout="constrained")
     return fig, fig.add_subplot()

@@ -7,6 +7,8 @@ import platform
 import statistics
 import time
 
+from optimaltrees._optional import require
+
 
 def fmt(value, digits: int = 3) -> str:
     """A number for a table cell: blank for None, rounded to ``digits`` significant places."""
@@ -49,7 +51,7 @@ def time_scatter(path, points: list[tuple[str, float, float]], *, ours: str, pee
     points = [(n, a, b) for n, a, b in points if a and b and a > 0 and b > 0]
     if not points:
         return None
-    from matplotlib.figure import Figure
+    Figure = require("matplotlib.figure", "bench", "the benchmark pictures").Figure
 
     fig = Figure(figsize=(4.8, 4.4), layout="constrained")
     ax = fig.add_subplot()

@@ -5,13 +5,13 @@ Tree subclasses say how raw input becomes the tree's feature matrix
 (``_tree_input``) and how splits read (``_export_labels``)."""
 from __future__ import annotations
 
-import numbers
 from numbers import Real
 
 import numpy as np
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted
 
+from optimaltrees.data.validation import check_integer  # noqa: F401  (re-exported to the estimators)
 from optimaltrees.model.export import export_text, export_tree_dot
 
 
@@ -98,12 +98,3 @@ def validate_params(estimator) -> None:
     loader both call it."""
     estimator._validate_params()
     estimator._check_param_combinations()
-
-
-def check_integer(name: str, value, *, low: int | None = None, allow_none: bool = False) -> None:
-    if value is None and allow_none:
-        return
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
-    if low is not None and value < low:
-        raise ValueError(f"{name} must be >= {low}, got {value}")

@@ -1,23 +1,27 @@
 """``SATTreeClassifier``: the smallest tree that fits the training data, by SAT."""
 from __future__ import annotations
 
+import math
 import time
 import warnings
 from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import DataConversionWarning
 from sklearn.utils._param_validation import StrOptions
 
-from optimaltrees.data.binarize import Binarizer
+from optimaltrees.data.binarize import Binarizer, _as_columns
 from optimaltrees.data.validation import check_class_labels, check_raw_labels, is_missing
 from optimaltrees.estimators._base import (FittedTreeMixin, Range, check_integer, positive_seconds,
                                            validate_params)
 from optimaltrees.model.summary import FitSummary, relative_gap, status_text
 from optimaltrees.search.sat import CARDINALITIES, infer, min_errors, prepare
 from optimaltrees.search.sat.encoding import check_solver_name
-from optimaltrees.search.sat.inference import DEFAULT_REPAIR
-from optimaltrees.search.sat.decode import to_tree
+from optimaltrees.model.tree import Tree
+from optimaltrees.search.sat.inference import DEFAULT_REPAIR, SATStats
+from optimaltrees.search.sat.decode import nested_to_tree, to_tree
+from optimaltrees.search.sat.greedy import CRITERIA, GreedyTree, greedy_tree
 from optimaltrees.search.sat.worker import SearchInterrupted, run_limited
 
 OBJECTIVES = ("depth", "size", "errors")
@@ -28,8 +32,48 @@ MAX_SAT_DEPTH = 20
 MAX_TEST_CELLS = 1_000_000_000
 
 
-def _errors_search(problem, depth, solver, report=None):
-    return min_errors(problem, depth, solver=solver)
+#: share of the time limit the greedy fallback tree may take
+GREEDY_SHARE = 0.25
+
+
+def _search(report, *, errors_mode: bool, search: dict, problem, greedy_depth: int,
+            greedy_budget: float | None):
+    """The worker's job: under a time limit (``greedy_budget`` set) the greedy
+    tree first, reported as the answer of last resort; then the search."""
+    if greedy_budget is not None:
+        # the first greedy tree whatever it takes (the worker is stopped at the
+        # limit anyway; without it the answer would be a leaf), the second
+        # only within the budget, so the search keeps most of the time
+        stop = time.perf_counter() + greedy_budget
+        for i, criterion in enumerate(CRITERIA):
+            fallback = _greedy(problem, greedy_depth, math.inf if i == 0 else stop, criterion)
+            if fallback is not None:
+                report(fallback)          # the parent keeps the better one
+    if errors_mode:
+        return min_errors(search["problem"], search["depth"], solver=search["solver"])
+    return infer(report=report, **search)
+
+
+class _OverBudget(Exception):
+    pass
+
+
+def _greedy(problem, depth: int, stop: float, criterion: str) -> GreedyTree | None:
+    """The greedy tree, or None when it is not done at ``stop`` (perf_counter)."""
+    def checkpoint() -> None:
+        if time.perf_counter() > stop:
+            raise _OverBudget
+
+    try:
+        return greedy_tree(problem, depth, checkpoint, criterion)
+    except _OverBudget:
+        return None
+
+
+def _greedy_key(tree: GreedyTree, errors_mode: bool) -> tuple:
+    """Which greedy tree is the better answer: fewest errors, then (DT-depth,
+    DT-size) the shallower, then the smaller."""
+    return (tree.errors, 0 if errors_mode else tree.depth, tree.leaves)
 
 
 class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
@@ -55,14 +99,34 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
     time_limit : float or None, default=None
         Seconds for the whole ``fit``, counted from its start: binarising and
         reducing the data, then the search, which runs in a worker process
-        (CaDiCaL cannot be interrupted mid-call) for the time left; at the
-        limit the best tree found so far is kept (``is_optimal_`` False), or,
-        when none was found, ``fit`` raises TimeoutError.  The overrun is the
-        time to stop the worker and build the tree (about 0.05 s), or, for a
-        limit shorter than the preparation, the preparation itself (about
-        0.6 s for 3,000 rows x 30,000 tests), after which no search starts.
-        Formulas beyond a size cap (``search.sat.encoding.MAX_*_CLAUSES``) are
-        refused with a ValueError instead of exhausting memory.
+        (CaDiCaL cannot be interrupted mid-call) for the time left.  ``fit``
+        never raises at the limit; it returns the best tree known, warns
+        (UserWarning naming the limit) and sets ``timed_out_``:
+
+        * the search's tree when it has one: for DT-depth a tree of the
+          proven minimum depth, for DT-size the smallest tree found at that
+          depth (``is_optimal_`` False until its size is proven);
+        * otherwise a greedy tree, built first in the worker (a second one,
+          by another split criterion, only within a quarter of the time left;
+          the better kept: fewest errors, then shallower, then smaller; depth
+          <= ``max_depth``, or 20).  It takes a pass over the data per level
+          (milliseconds on a few thousand rows and tests, seconds on 3,000
+          rows x 30,000 tests).  On consistent data it usually fits every
+          example: an upper bound on the minimum depth and size, not minimal
+          (``is_optimal_`` False unless its depth meets
+          ``depth_lower_bound_``).  Under a depth cap (``max_depth``, or 20)
+          it may not fit them all: ``train_error_`` says how many it misses;
+        * otherwise (the limit struck even before the greedy tree was done)
+          a single leaf predicting the majority class.
+
+        ``"errors"`` likewise returns the greedy tree of depth <= ``max_depth``
+        when MaxSAT has not finished.  The overrun is the time to stop the
+        worker and build the tree (about 0.05 s), or, for a limit shorter than
+        the preparation, the preparation itself (about 0.6 s for 3,000 rows x
+        30,000 tests), after which no search starts.  Without a limit no
+        greedy tree is built (the paper's method alone).  Formulas beyond a
+        size cap (``search.sat.encoding.MAX_*_CLAUSES``) are refused with a
+        ValueError instead of exhausting memory.
     solver : str, default="cadical195"
         A python-sat solver name (``optimaltrees.search.sat.available_solvers()``).
         ``"errors"`` uses it inside RC2.
@@ -96,20 +160,33 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
     classes_, n_classes_, n_features_in_, feature_names_in_
     depth_ : int               depth of ``tree_``
     n_nodes_ : int             nodes of ``tree_`` (2 * leaves - 1)
-    min_depth_ : int or None   the proven minimum depth ("depth"/"size")
-    train_error_ : int         training misclassifications (0 unless "errors")
-    is_optimal_ : bool         the objective is proven optimal
+    min_depth_ : int or None   the proven minimum depth ("depth"/"size"), else None
+    depth_lower_bound_ : int or None   every shallower tree misclassifies some
+        training example (proven; None for "errors"); equals ``depth_`` when
+        the depth is proven minimal
+    size_lower_bound_ : int or None    ("size" only) every tree of the minimum
+        depth that fits the data has at least this many nodes (one leaf per
+        class, more once DT-size refuted smaller leaf counts); ``n_nodes_``
+        when proven
+    train_error_ : int         training misclassifications (0 unless "errors", or a
+        time-limited fit that returned an imperfect greedy tree or a leaf)
+    is_optimal_ : bool         the objective is proven optimal: the minimum depth
+        ("depth"), the fewest nodes at it ("size"), the fewest errors ("errors")
     gap_ : float               relative gap of the objective (depth, nodes or errors) to its
         proven lower bound, as a fraction (0.0 when proven), as on every estimator
-    timed_out_ : bool
-    interrupted_ : bool        Ctrl-C stopped the search (the best tree so far is kept,
-        with a RuntimeWarning; with no tree yet, KeyboardInterrupt propagates)
+    tree_source_ : str         "search" (the SAT/MaxSAT/DP search), "greedy" (the
+        time-limit fallback) or "leaf" (nothing found in time)
+    timed_out_ : bool          the time limit stopped the search
+    interrupted_ : bool        Ctrl-C stopped the search: the best tree known is
+        kept (the search's, else the greedy tree), with a RuntimeWarning; with no
+        tree yet, KeyboardInterrupt propagates
     fit_time_ : float          seconds in ``fit``
     summary_ : FitSummary      the fit in the fields every estimator shares (method "sat")
     stats_ : dict              depth, nodes, perfect_nodes, examples_encoded,
         distinct_examples, boolean_features, sat_calls, rounds (trees checked),
         repaired (rounds answered by a repair), variables, clauses,
-        solve_seconds, depths_tried, seconds
+        solve_seconds, depths_tried, greedy_depth, greedy_nodes, greedy_errors
+        (the greedy tree's, None without one), seconds
     """
 
     def __init__(self, objective: str = "depth", *, max_depth: int | None = None,
@@ -174,7 +251,7 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         validate_params(self)
         y = _check_y(y)
         deadline = None if self.time_limit is None else start + float(self.time_limit)
-        binarizer = Binarizer(self.categorical).fit(X)
+        binarizer = _fit_binarizer(self.categorical, X)
         n_rows = y.shape[0]
         if n_rows * binarizer.n_tests_ > MAX_TEST_CELLS:
             raise ValueError(f"{binarizer.n_tests_:,} Boolean tests x {n_rows:,} rows is too large "
@@ -203,85 +280,164 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         if self.random_state is not None:
             order = np.random.default_rng(self.random_state).permutation(problem.n_rows)
         if errors_mode:
-            fn, kwargs = _errors_search, dict(problem=problem, depth=int(self.max_depth),
-                                              solver=self.solver)
+            search = dict(problem=problem, depth=int(self.max_depth), solver=self.solver)
         else:
-            fn, kwargs = infer, dict(problem=problem, objective=self.objective,
-                                     max_depth=self.max_depth, solver=self.solver,
-                                     cardinality=self.cardinality,
-                                     per_round=int(self.examples_per_round), order=order,
-                                     depth_search=self.depth_search,
-                                     repair=self._repair_levels())
+            search = dict(problem=problem, objective=self.objective, max_depth=self.max_depth,
+                          solver=self.solver, cardinality=self.cardinality,
+                          per_round=int(self.examples_per_round), order=order,
+                          depth_search=self.depth_search, repair=self._repair_levels())
         remaining = None if deadline is None else max(0.0, deadline - time.perf_counter())
+        # under a time limit, a greedy tree first: the answer should the
+        # search find nothing in time (see _search for its share of the time)
+        greedy_cap = MAX_SAT_DEPTH if self.max_depth is None else int(self.max_depth)
+        kwargs = dict(errors_mode=errors_mode, search=search, problem=problem,
+                      greedy_depth=greedy_cap,
+                      greedy_budget=None if remaining is None else remaining * GREEDY_SHARE)
+        known = {"greedy": None, "sat": None}
+
+        def on_report(report) -> None:
+            if not isinstance(report, GreedyTree):
+                known["sat"] = report
+            elif known["greedy"] is None or (_greedy_key(report, errors_mode)
+                                             < _greedy_key(known["greedy"], errors_mode)):
+                known["greedy"] = report
+
         interrupted = False
         try:
-            value, timed_out, last = run_limited(fn, kwargs, remaining)
-        except SearchInterrupted as stop:
-            if errors_mode or stop.last is None or stop.last.tree is None:
+            value, timed_out, _ = run_limited(_search, kwargs, remaining, on_report)
+        except SearchInterrupted:
+            if known["greedy"] is None and (errors_mode or known["sat"] is None
+                                            or known["sat"].tree is None):
                 raise KeyboardInterrupt("SAT search interrupted before any tree was found") from None
-            value, timed_out, last, interrupted = None, False, stop.last, True
+            value, timed_out, interrupted = None, False, True
+        name, objective, bound = self._set_tree(value, known, problem, B, y_index, errors_mode,
+                                                timed_out, interrupted)
+        self.fit_time_ = time.perf_counter() - start
+        self.stats_["seconds"] = self.fit_time_
+        self.summary_ = FitSummary(
+            method="sat", objective_name=name, objective=objective, lower_bound=bound,
+            gap=self.gap_, proven=bool(self.is_optimal_), timed_out=self.timed_out_,
+            interrupted=self.interrupted_, memory_out=False, stopped=False, fit_seconds=self.fit_time_,
+            status=status_text(bool(self.is_optimal_), timed_out=self.timed_out_,
+                               interrupted=self.interrupted_))
+        return self
+
+    def _set_tree(self, value, known, problem, B, y_index, errors_mode: bool, timed_out: bool,
+                  interrupted: bool) -> tuple[str, float, float]:
+        """The fitted tree and what is proven about it, from the search's answer
+        (``value``, None when stopped) or else its last report and the greedy tree."""
+        greedy = known["greedy"]
+        n_tests = self.binarizer_.n_tests_
+        present = int(np.unique(y_index).size)
+        trivial_depth = 0 if present <= 1 else max(1, math.ceil(math.log2(present)))
         cost = None
         if errors_mode:
-            if value is None:
-                raise TimeoutError(f"MaxSAT found no proven tree within time_limit={self.time_limit} s")
-            result, cost = value
+            result, cost = value if value is not None else (None, None)
         else:
-            result = value if value is not None else last
-            if result is None or result.tree is None:
-                bound = "" if result is None else (
-                    f"; every depth below {result.depth_lower_bound} is proven infeasible")
-                raise TimeoutError(f"no tree that fits every example was found within "
-                                   f"time_limit={self.time_limit} s{bound}")
-        self.tree_ = to_tree(result.tree, problem.columns, B, y_index, self.n_classes_,
-                             binarizer.n_tests_, majority=errors_mode)
-        self.train_error_ = self.tree_.training_errors()
-        # every returned tree is checked against all training examples
-        expected = cost if errors_mode else 0
-        if self.train_error_ != expected:
+            result = value if value is not None else known["sat"]
+        if result is not None and result.tree is not None:
+            source = "search"
+            tree = to_tree(result.tree, problem.columns, B, y_index, self.n_classes_, n_tests,
+                           majority=errors_mode)
+        elif greedy is not None:
+            source = "greedy"
+            tree = nested_to_tree(greedy.root, problem.columns, B, y_index, self.n_classes_, n_tests)
+        else:                              # nothing known in time: the majority leaf
+            source = "leaf"
+            counts = np.bincount(y_index, minlength=self.n_classes_).astype(np.float64)
+            tree = Tree([-1], [-2.0], [-1], [-1], counts[None, :], n_tests)
+        self.tree_ = tree
+        self.train_error_ = tree.training_errors()
+        self.tree_source_ = source
+        # every search tree is checked against all training examples
+        if source == "search" and self.train_error_ != (cost if errors_mode else 0):
             raise RuntimeError(f"internal error: the SAT tree makes {self.train_error_} training "
-                               f"errors, the solver promised {expected}")
-        self.timed_out_ = timed_out
-        self.interrupted_ = interrupted
-        if interrupted:
-            warnings.warn("search interrupted (Ctrl-C): returning the best tree found so far, "
-                          "not proven optimal", RuntimeWarning, stacklevel=2)
-        self.depth_ = self.tree_.max_depth
-        self.n_nodes_ = self.tree_.node_count
+                               f"errors, the solver promised {cost if errors_mode else 0}")
+        if source == "greedy" and self.train_error_ != greedy.errors:
+            raise RuntimeError(f"internal error: the greedy tree makes {self.train_error_} training "
+                               f"errors, expected {greedy.errors}")
+        self.timed_out_ = bool(timed_out)
+        self.interrupted_ = bool(interrupted)
+        self.depth_ = tree.max_depth
+        self.n_nodes_ = tree.node_count
+        stats = result.stats if result is not None else SATStats()
         if errors_mode:
             self.min_depth_ = None
-            self.is_optimal_ = True
-            name, value, bound = "training errors", self.train_error_, self.train_error_
+            self.depth_lower_bound_ = None
+            self.size_lower_bound_ = None
+            # a greedy tree without error is optimal too: no tree has fewer
+            self.is_optimal_ = source == "search" or self.train_error_ == 0
         else:
-            self.min_depth_ = result.tree.depth if result.depth_optimal else None
-            self.is_optimal_ = bool(result.size_optimal if self.objective == "size"
-                                    else result.depth_optimal) and not interrupted
-            if self.objective == "depth":
-                name, value = "depth", self.depth_
-                bound = value if result.depth_optimal else min(result.depth_lower_bound, value)
+            # every shallower tree is proven to misclassify some example
+            depth_lb = trivial_depth if result is None else max(trivial_depth, result.depth_lower_bound)
+            proven_depth = source == "search" and bool(result.depth_optimal)
+            if source == "greedy" and self.train_error_ == 0 and self.depth_ <= depth_lb:
+                proven_depth = True                    # the greedy tree reaches the bound
+            if proven_depth:
+                depth_lb = self.depth_
+            self.min_depth_ = self.depth_ if proven_depth else None
+            self.depth_lower_bound_ = int(depth_lb)
+            size_proven = False
+            if self.objective == "size":
+                # nodes of a perfect tree of the minimum depth: one leaf per class at
+                # least, more once DT-size has refuted smaller leaf counts
+                leaves_lb = present
+                if source == "search" and proven_depth:
+                    leaves_lb = max(present, int(result.leaves_lower_bound))
+                    size_proven = bool(result.size_optimal) or self.depth_ == 0
+                elif proven_depth and self.depth_ == 0:
+                    size_proven = True
+                if size_proven:
+                    leaves_lb = tree.n_leaves
+                self.size_lower_bound_ = int(2 * max(1, leaves_lb) - 1)
             else:
-                name, value = "nodes at the minimum depth", self.n_nodes_
-                bound = value if result.size_optimal else min(2 * result.leaves_lower_bound - 1, value)
-            if self.is_optimal_:
-                bound = value
+                self.size_lower_bound_ = None
+            done = size_proven if self.objective == "size" else proven_depth
+            # a search answer only reported before Ctrl-C is not trusted as final
+            self.is_optimal_ = bool(done) and not (interrupted and source == "search")
+        # the objective and its proven bound, for gap_ and the summary
+        if errors_mode:
+            name, value = "training errors", self.train_error_
+            bound = value if self.is_optimal_ else 0
+        elif self.objective == "depth":
+            name, value = "depth", self.depth_
+            bound = min(self.depth_lower_bound_, value)
+        else:
+            name, value = "nodes at the minimum depth", self.n_nodes_
+            bound = min(self.size_lower_bound_, value)
+        if self.is_optimal_:
+            bound = value
         self.gap_ = relative_gap(value, bound)
-        stats = result.stats
-        self.fit_time_ = time.perf_counter() - start
+        objective = (name, float(value), float(bound))
         self.stats_ = {
             "depth": self.depth_, "nodes": self.n_nodes_,
-            "perfect_nodes": (1 << (result.tree.depth + 1)) - 1,
+            # the perfect tree the formula describes (the search's depth k)
+            "perfect_nodes": (1 << ((result.tree.depth if source == "search" else self.depth_) + 1)) - 1,
             "examples_encoded": stats.examples_encoded, "distinct_examples": problem.n_rows,
-            "boolean_features": binarizer.n_tests_, "boolean_features_kept": int(problem.columns.size),
+            "boolean_features": n_tests, "boolean_features_kept": int(problem.columns.size),
             "sat_calls": stats.sat_calls, "rounds": stats.rounds, "repaired": stats.repaired,
             "variables": stats.variables, "clauses": stats.clauses,
             "solve_seconds": stats.solve_seconds, "depths_tried": list(stats.depths_tried),
-            "seconds": self.fit_time_,
+            "greedy_depth": None if greedy is None else greedy.depth,
+            "greedy_nodes": None if greedy is None else 2 * greedy.leaves - 1,
+            "greedy_errors": None if greedy is None else greedy.errors,
         }
-        self.summary_ = FitSummary(
-            method="sat", objective_name=name, objective=float(value), lower_bound=float(bound),
-            gap=self.gap_, proven=bool(self.is_optimal_), timed_out=bool(timed_out),
-            interrupted=bool(interrupted), memory_out=False, stopped=False, fit_seconds=self.fit_time_,
-            status=status_text(bool(self.is_optimal_), timed_out=bool(timed_out), interrupted=bool(interrupted)))
-        return self
+        self._warn_stopped(source)
+        return objective
+
+    def _warn_stopped(self, source: str) -> None:
+        if not (self.timed_out_ or self.interrupted_):
+            return
+        why = (f"time_limit={self.time_limit} s reached" if self.timed_out_
+               else "search interrupted (Ctrl-C)")
+        what = {"search": "the best tree the search found", "greedy": "a greedy tree",
+                "leaf": "a single leaf (no tree was found in time)"}[source]
+        fit = ("it fits every training example" if self.train_error_ == 0
+               else f"it misclassifies {self.train_error_} training examples")
+        proof = "" if self.is_optimal_ else ", not proven optimal"
+        category = UserWarning if self.timed_out_ else RuntimeWarning
+        warnings.warn(f"{why}: returning {what} (depth {self.depth_}, {self.n_nodes_} nodes); "
+                      f"{fit}{proof}", category, stacklevel=4)
 
     # -- prediction (FittedTreeMixin) ------------------------------------------------
     def _tree_input(self, X) -> np.ndarray:
@@ -289,6 +445,30 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
 
     def _export_labels(self, decimals: int, feature_names) -> dict:
         return {"split_labels": self.binarizer_.test_labels(decimals, feature_names)}
+
+
+def _fit_binarizer(categorical, X) -> Binarizer:
+    """``Binarizer(categorical).fit(X)``; a cell that cannot be a category
+    value (a dict, a list: unhashable) is refused in scikit-learn's words."""
+    try:
+        return Binarizer(categorical).fit(X)
+    except TypeError as exc:
+        if not str(exc).startswith("unhashable type"):
+            raise
+        where = ""
+        cols, names, _ = _as_columns(X)
+        for i, col in enumerate(cols):
+            for value in col:
+                try:
+                    hash(value)
+                except TypeError:
+                    where = (f" column {names[i] if names else f'x[{i}]'} holds a "
+                             f"{type(value).__name__!r}")
+                    break
+            if where:
+                break
+        raise TypeError(f"SATTreeClassifier: every value of the X argument must be a string or a real number "
+                        f"(a category or a number);{where or ' ' + str(exc)}") from None
 
 
 def _check_y(y) -> np.ndarray:
@@ -299,6 +479,9 @@ def _check_y(y) -> np.ndarray:
         raise ValueError("Input y contains missing values (NaN/None/NA).")
     y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
     if y.ndim == 2 and y.shape[1] == 1:
+        warnings.warn("A column-vector y was passed when a 1d array was expected. Please change "
+                      "the shape of y to (n_samples, ), for example using ravel().",
+                      DataConversionWarning, stacklevel=3)
         y = y.ravel()
     if y.ndim != 1:
         raise ValueError(f"y should be a 1d array, got an array of shape {y.shape} instead.")

@@ -83,6 +83,36 @@ def to_tree(pt: PerfectTree, columns: np.ndarray, B_full: np.ndarray, y_full: np
         root = _simplify(pt, B_full, counts_of, majority, columns=columns)
         if root is None:
             root = ("leaf", int(pt.leaf_class[0]) if pt.leaf_class[0] >= 0 else 0, everyone)
+    return _emit(root, columns, counts_of, n_classes, n_tests)
+
+
+def nested_to_tree(node: tuple, columns: np.ndarray, B_full: np.ndarray, y_full: np.ndarray,
+                   n_classes: int, n_tests: int) -> Tree:
+    """A nested tree over kept columns (``("leaf", cls)`` / ``("split", j,
+    left, right)``, e.g. the greedy fallback's) as a :class:`Tree` over the
+    original tests; each leaf predicts its training majority."""
+    def counts_of(rows):
+        return np.bincount(y_full[rows], minlength=n_classes)
+
+    def route(item, rows):
+        if item[0] == "leaf" or rows.size == 0:
+            return ("leaf", int(item[1]) if item[0] == "leaf" else 0, rows)
+        right = B_full[rows, int(columns[item[1]])] == 1
+        left_node, right_node = route(item[2], rows[~right]), route(item[3], rows[right])
+        if not right.any():
+            return left_node
+        if right.all():
+            return right_node
+        if (left_node[0] == "leaf" and right_node[0] == "leaf"
+                and np.argmax(counts_of(left_node[2])) == np.argmax(counts_of(right_node[2]))):
+            return ("leaf", left_node[1], rows)         # siblings predicting the same class
+        return ("split", item[1], left_node, right_node, rows)
+
+    return _emit(route(node, np.arange(B_full.shape[0])), columns, counts_of, n_classes, n_tests)
+
+
+def _emit(root, columns: np.ndarray, counts_of, n_classes: int, n_tests: int) -> Tree:
+    """Nested ("leaf", cls, rows) / ("split", j, left, right, rows) as a Tree."""
     feature, left, right, value = [], [], [], []
 
     def emit(node) -> int:
