@@ -1,4 +1,4 @@
-"""Build the compiled search kernels (Cython, C++) during ``pip install``."""
+"""Build the compiled search engine (Cython, C++) during ``pip install``."""
 import platform
 
 from Cython.Build import cythonize
@@ -10,18 +10,22 @@ if platform.machine().lower() in ("x86_64", "amd64"):
     # solver is a loop of popcounts
     compile_args.append("-mpopcnt")
 
+ENGINE_MODULES = ["_control", "_rules", "_sorted", "_bitset", "_core"]
+
 extensions = [
     Extension(
-        "optimaltrees.search._contree",
-        ["src/optimaltrees/search/_contree.pyx"],
+        f"optimaltrees.search.engine.{name}",
+        [f"src/optimaltrees/search/engine/{name}.pyx"],
         language="c++",
         extra_compile_args=compile_args,
-    ),
+    )
+    for name in ENGINE_MODULES
 ]
 
 setup(
     ext_modules=cythonize(
         extensions,
+        include_path=["src"],
         compiler_directives={"language_level": 3, "boundscheck": False, "wraparound": False},
     ),
 )

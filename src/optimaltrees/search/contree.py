@@ -1,6 +1,7 @@
 """Drive the compiled ConTree engine and turn its node pool into a :class:`Tree`."""
 from __future__ import annotations
 
+import math
 import threading
 import time
 from dataclasses import dataclass, field
@@ -13,7 +14,7 @@ from optimaltrees.anytime import Progress, TracePoint
 from optimaltrees.data.encoding import EncodedFeatures, encode_features, threshold_between
 from optimaltrees.data.reduction import reduce_problem
 from optimaltrees.model.tree import Tree
-from optimaltrees.search._contree import Engine, SharedRoot
+from optimaltrees.search.engine import Engine, SharedRoot, SolveOutcome, build_engine
 from optimaltrees.search.strategies import STRATEGIES, run_restarts
 
 
@@ -71,13 +72,15 @@ def search_tree(
     """
     start = time.perf_counter() if clock_start is None else clock_start
     if strategy not in STRATEGIES:
-        raise ValueError(f"unknown search strategy {strategy!r}; expected one of {STRATEGIES}")
-    limit = -1.0 if time_limit is None else float(time_limit)
-    if memory_limit_mb is not None and memory_limit_mb >= 2.0**40:
-        memory_limit_mb = None       # beyond any machine (and beyond size_t in bytes)
+        raise ValueError(f"unknown search strategy {strategy!r}; expected one of {tuple(STRATEGIES)}")
+    plan = STRATEGIES[strategy]
+    # one meaning of "no limit" below this line: math.inf
+    limit = math.inf if time_limit is None else float(time_limit)
+    if memory_limit_mb is None or memory_limit_mb >= 2.0**40:
+        memory_limit_mb = math.inf   # none, or beyond any machine (and beyond size_t in bytes)
 
     def checkpoint() -> None:
-        if limit > 0 and time.perf_counter() - start > limit:
+        if time.perf_counter() - start > limit:
             raise _OutOfTime
 
     # Preparation (sorting every column) takes seconds on millions of rows:
@@ -87,23 +90,23 @@ def search_tree(
         # Cancelling conflicting duplicates leaves the optimum's position unchanged
         # but shifts the Gini choices of a greedy first tree away from CART's; the
         # anytime strategies keep every row (the conflicts still give the bound).
-        cancel = min_samples_leaf <= 1 and strategy == "exhaustive"
+        cancel = min_samples_leaf <= 1 and not plan.anytime
         red = reduce_problem(encode_features(X, checkpoint), y_index, n_classes, cancel_rows=cancel,
                              checkpoint=checkpoint)
         checkpoint()
         enc = red.enc
         y32 = np.ascontiguousarray(red.y, dtype=np.int32)
-        if strategy != "exhaustive":
+        if plan.anytime:
             n_threads = 1
         n_threads = max(1, min(int(n_threads), enc.n_features)) if max_depth >= 2 else 1
-        per_engine_mb = -1.0 if memory_limit_mb is None else float(memory_limit_mb) / n_threads
         engines = []
         for _ in range(n_threads):
-            engines.append(Engine(enc.order, enc.rank, y32, int(n_classes), int(max_depth),
-                                  float(node_cost), float(max_gap), int(min_samples_leaf),
-                                  per_engine_mb))
+            engines.append(build_engine(enc.order, enc.rank, y32, int(n_classes), int(max_depth),
+                                        cost=float(node_cost), gap=float(max_gap),
+                                        min_leaf=int(min_samples_leaf),
+                                        memory_limit_mb=float(memory_limit_mb) / n_threads))
             checkpoint()
-        if memory_limit_mb is not None:
+        if math.isfinite(memory_limit_mb):
             need = sum(e.memory_bytes for e in engines) / 2**20
             if need > memory_limit_mb:
                 raise ValueError(
@@ -115,7 +118,7 @@ def search_tree(
     except KeyboardInterrupt:
         return _leaf_result(X, y_index, n_classes, start, interrupted=True)
     # the engines' clocks start now: give them what is left of the fit's limit
-    engine_limit = max(limit - (time.perf_counter() - start), 1e-9) if limit > 0 else -1.0
+    engine_limit = max(limit - (time.perf_counter() - start), 1e-9)
     offset = red.offset
     known = red.conflict_bound
 
@@ -150,9 +153,10 @@ def search_tree(
     for k, engine in enumerate(engines):
         engine.set_hook(make_hook(k), progress_every)
     restart_log = None
-    if strategy == "exhaustive" and n_threads == 1:
+    outcomes: list[SolveOutcome]
+    if not plan.anytime and n_threads == 1:
         outcomes = [engines[0].solve(engine_limit, known)]
-    elif strategy == "exhaustive":
+    elif not plan.anytime:
         outcomes = _solve_in_threads(engines, engine_limit, known, shared)
     else:
         def on_restart(index: int, best: float, lower: float) -> None:
@@ -164,27 +168,26 @@ def search_tree(
             state["lower"] = max(state["lower"], lower)
 
         def time_left() -> float:
-            if limit <= 0:
-                return float("inf")
             return limit - (time.perf_counter() - start)
 
-        val, root, lb, timed, restart_log = run_restarts(
+        run = run_restarts(
             engines[0], strategy, schedule, time_left=time_left, known_lb=known, gap=float(max_gap),
             on_restart=on_restart, stopped=lambda: state["stop"] or bool(engines[0].interrupted))
-        outcomes = [(val, lb, root, timed)]
+        restart_log = run.log
+        outcomes = [SolveOutcome(run.objective, run.lower_bound, run.root, run.timed_out)]
     # every root feature was searched by exactly one engine: the global lower
     # bound is the weakest of theirs, the answer the best of their trees
-    best = min(range(n_threads), key=lambda k: outcomes[k][0])
-    objective, _, root, _ = outcomes[best]
+    best = min(range(n_threads), key=lambda k: outcomes[k].objective)
+    objective, root = outcomes[best].objective, outcomes[best].root
     if root < 0:
         # stopped before any tree (Ctrl-C at once): the single leaf (pool node 0)
         root = 0
         objective = float(len(red.y) - np.bincount(red.y, minlength=n_classes).max())
-    lower_bound = min(o[1] for o in outcomes)
+    lower_bound = min(o.lower_bound for o in outcomes)
     interrupted = any(bool(e.interrupted) for e in engines)
     stopped = state["stop"] and not interrupted
     memory_out = any(bool(e.memory_out) for e in engines) and not interrupted and not stopped
-    timed_out = any(o[3] for o in outcomes) and not interrupted and not stopped and not memory_out
+    timed_out = any(o.aborted for o in outcomes) and not interrupted and not stopped and not memory_out
     # the answer always closes the trace (a leaf, a cached root, depth <= 1
     # never pass through the root-improvement hook)
     if not points or objective < points[-1][1] - 1e-12:
@@ -196,18 +199,13 @@ def search_tree(
     tree = _tree_from_pool(pools[best], int(root), enc, red.features, X, y_index, n_classes)
     trace, trace_trees = _trace(points, pools, enc, red.features, X, y_index, n_classes, offset,
                                 node_cost, trace_trees)
-    stats = {
-        "subproblems": sum(int(e.n_subproblems) for e in engines),
-        "d2_calls": sum(int(e.n_d2) for e in engines),
-        "cache_hits": sum(int(e.n_cache_hits) for e in engines),
-        "similarity_prunes": sum(int(e.n_similarity_prunes) for e in engines),
-        "derived_counts": sum(int(e.n_derived_counts) for e in engines),
-        "cache_entries": sum(int(e.cache_entries) for e in engines),
+    stats = {key: sum(e.stats[key] for e in engines) for key in engines[0].stats}
+    stats.update({
         "threads": n_threads,
         "features_used": int(len(red.features)),
         "rows_cancelled": red.rows_removed,
         "search_megabytes": sum(e.memory_bytes for e in engines) / 2**20,
-    }
+    })
     if restart_log is not None:
         stats["restarts"] = restart_log.restarts
         stats["rule_cuts"] = restart_log.rule_cuts
@@ -266,13 +264,13 @@ def _pool_branches(pool: np.ndarray, root: int) -> int:
 
 
 def _solve_in_threads(engines: list[Engine], time_limit: float, known_lb: float,
-                      shared_out: list) -> list[tuple]:
+                      shared_out: list) -> list[SolveOutcome]:
     """Run the engines concurrently (``Engine.solve`` releases the GIL)."""
     shared = SharedRoot()
     shared_out.append(shared)
     for engine in engines:
         engine.share_root_with(shared)
-    outcomes: list[tuple | None] = [None] * len(engines)
+    outcomes: list[SolveOutcome | None] = [None] * len(engines)
     errors: list[BaseException] = []
     done = [threading.Event() for _ in engines]
 

@@ -14,19 +14,63 @@ splits, the deepest split by error), and it then optimises whole levels of the
 current tree from the bottom up, as Blossom's decision stack does.  Within the
 engine, pruning by proven-optimal siblings is the upper bound a node passes to
 its second child.
+
+A strategy is one :class:`Strategy` entry in :data:`STRATEGIES` plus its rule
+in the engine (``engine/_rules.pyx``); nothing else names strategies.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from itertools import count
 from typing import Callable, Iterator
 
-from optimaltrees.search._contree import RULES
+from optimaltrees.search.engine import RULES, Engine
 
-STRATEGIES = tuple(RULES)                 # "exhaustive", "blossom", "purity", ...
 SCHEDULES = ("monotonic", "exponential", "luby")
 PURITY_STEP = 0.002                       # CA-DL8.5's purity threshold step
 GAIN_STEP_FALLBACK = 1e-3                 # when the greedy pass cut no gain gap
+
+
+@dataclass(frozen=True)
+class Strategy:
+    """One search order over the engine: its rule, and how the rule is
+    relaxed restart by restart until it cuts nothing (then the restart is
+    the exhaustive search and proves the optimum)."""
+
+    name: str
+    rule: int                                   # the engine's rule (RULES)
+    budget: Callable[[int, float], float] = lambda level, step: float(level)
+    # the rule's budget at a relaxation level (0: the greedy restart); ``step``
+    # is what ``calibrate`` measured (1.0 until then)
+    greedy_rule: int | None = None              # the first restart's rule, when not ``rule``
+    calibrate: Callable[[Engine], float] | None = None   # after the greedy restart: the step
+    cuts_nothing_beyond: float = math.inf       # a budget above this cannot cut: go exhaustive
+
+    @property
+    def anytime(self) -> bool:
+        """Restarts under a rule (False: one exhaustive ConTree search)."""
+        return self.rule != RULES["exhaustive"]
+
+
+def _gain_step(engine: Engine) -> float:
+    """The smallest Gini-gain gap the greedy restart cut: relaxing by it
+    re-opens at least one candidate per restart."""
+    seen = float(engine.min_cut_gap)
+    return seen if 0 < seen < math.inf else GAIN_STEP_FALLBACK
+
+
+STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
+    Strategy("exhaustive", RULES["exhaustive"]),
+    Strategy("blossom", RULES["blossom"]),
+    # the greedy pass first (a tree at once), then the purity thresholds
+    Strategy("purity", RULES["purity"], budget=lambda level, step: PURITY_STEP * level,
+             greedy_rule=RULES["top-k"], cuts_nothing_beyond=1.0),
+    Strategy("gain", RULES["gain"], budget=lambda level, step: step * level, calibrate=_gain_step),
+    Strategy("discrepancy", RULES["discrepancy"]),
+    Strategy("top-k", RULES["top-k"]),
+    Strategy("top-k*", RULES["top-k*"]),
+)}
 
 
 def luby(i: int) -> int:
@@ -73,76 +117,79 @@ class RestartLog:
     rule_cuts: int = 0
 
 
-def run_restarts(engine, strategy: str, schedule: str, *, time_left: Callable[[], float],
+@dataclass(frozen=True)
+class RestartOutcome:
+    """The best tree of a run of restarts and what was proven about it."""
+
+    objective: float          # the incumbent's objective (inf: no tree yet)
+    root: int                 # its root in the engine's node pool (-1: none)
+    lower_bound: float        # proven lower bound on the optimum
+    timed_out: bool
+    log: RestartLog
+
+
+def run_restarts(engine: Engine, strategy: str, schedule: str, *, time_left: Callable[[], float],
                  known_lb: float, gap: float, on_restart: Callable[[int, float, float], None],
-                 stopped: Callable[[], bool]) -> tuple[float, int, float, bool, RestartLog]:
+                 stopped: Callable[[], bool]) -> RestartOutcome:
     """Restart ``engine`` under the strategy's rule until the incumbent is proven
-    optimal, time runs out or ``stopped()``.  Returns (objective, root, lower
-    bound, timed_out, log).  ``on_restart(index, incumbent, lower_bound)`` is
-    called after every restart."""
-    state = {"best": (float("inf"), -1), "lower": known_lb}
+    optimal, time runs out or ``stopped()``.  ``on_restart(index, incumbent,
+    lower_bound)`` is called after every restart."""
+    plan = STRATEGIES[strategy]
+    run = _Run(known_lb)
     try:
-        return _restart_loop(engine, strategy, schedule, time_left, known_lb, gap, on_restart,
-                             stopped, state)
+        run.loop(engine, plan, schedule, time_left, gap, on_restart, stopped)
     except KeyboardInterrupt:
         # Ctrl-C between two restarts (inside one, the engine handles it):
         # keep the incumbent, as an interrupted search does
         engine.interrupted = True
-        best_val, best_root = state["best"]
-        return best_val, best_root, state["lower"], False, state.get("log", RestartLog())
+        run.timed_out = False
+    return RestartOutcome(run.best_val, run.best_root, run.lower, run.timed_out, run.log)
 
 
-def _restart_loop(engine, strategy, schedule, time_left, known_lb, gap, on_restart, stopped,
-                  state):
-    rule = RULES[strategy]
-    best_val, best_root = float("inf"), -1
-    lower = known_lb
-    timed_out = False
-    log = RestartLog()
-    state["log"] = log
-    step = 1.0
-    levels = schedule_values(schedule)
-    exhaustive = False
-    for restart in count(0):
-        level = next(levels)
-        if exhaustive:
-            engine.set_rule(RULES["exhaustive"], 0.0)
-        elif strategy == "purity":
-            # the greedy pass first (a tree at once), then the purity thresholds
-            if restart == 0:
-                engine.set_rule(RULES["top-k"], 0.0)
+class _Run:
+    """The incumbent and bound of a run of restarts, kept up to date so that
+    an interrupt between restarts still returns them."""
+
+    def __init__(self, known_lb: float):
+        self.best_val, self.best_root = math.inf, -1
+        self.lower = known_lb
+        self.timed_out = False
+        self.log = RestartLog()
+
+    def loop(self, engine, plan: Strategy, schedule, time_left, gap, on_restart, stopped) -> None:
+        step = 1.0
+        levels = schedule_values(schedule)
+        exhaustive = False
+        for restart in count(0):
+            level = next(levels)
+            if exhaustive:
+                engine.set_rule(RULES["exhaustive"], 0.0)
+            elif restart == 0 and plan.greedy_rule is not None:
+                engine.set_rule(plan.greedy_rule, 0.0)
             else:
-                engine.set_rule(rule, PURITY_STEP * level)
-        elif strategy == "gain":
-            engine.set_rule(rule, step * level)
-        else:
-            engine.set_rule(rule, float(level))
-        remaining = time_left()
-        if remaining <= 0:
-            timed_out = True
-            break
-        val, lb, root, aborted = engine.solve(remaining, lower, best_val)
-        log.restarts += 1
-        cuts = int(engine.n_rule_cuts)
-        log.rule_cuts += cuts
-        if val < best_val:
-            best_val, best_root = val, root
-            state["best"] = (val, root)
-        lower = max(lower, lb)
-        state["lower"] = lower
-        on_restart(restart, best_val, lower)
-        if aborted:
-            timed_out = not stopped()
-            break
-        if lower >= best_val - gap - 1e-9:
-            break
-        if cuts == 0 and not exhaustive:
-            # nothing was cut: that restart was the exhaustive search (its bound
-            # proves the incumbent); only a memory-capped cache can leave a gap
-            exhaustive = True
-        if strategy == "gain" and restart == 0:
-            gap_seen = float(engine.min_cut_gap)
-            step = gap_seen if 0 < gap_seen < float("inf") else GAIN_STEP_FALLBACK
-        if strategy == "purity" and PURITY_STEP * level > 1.0:
-            exhaustive = True
-    return best_val, best_root, lower, timed_out, log
+                engine.set_rule(plan.rule, plan.budget(level, step))
+            remaining = time_left()
+            if remaining <= 0:
+                self.timed_out = True
+                return
+            out = engine.solve(remaining, self.lower, self.best_val)
+            self.log.restarts += 1
+            cuts = int(engine.n_rule_cuts)
+            self.log.rule_cuts += cuts
+            if out.objective < self.best_val:
+                self.best_val, self.best_root = out.objective, out.root
+            self.lower = max(self.lower, out.lower_bound)
+            on_restart(restart, self.best_val, self.lower)
+            if out.aborted:
+                self.timed_out = not stopped()
+                return
+            if self.lower >= self.best_val - gap - 1e-9:
+                return
+            if cuts == 0 and not exhaustive:
+                # nothing was cut: that restart was the exhaustive search (its bound
+                # proves the incumbent); only a memory-capped cache can leave a gap
+                exhaustive = True
+            if restart == 0 and plan.calibrate is not None:
+                step = plan.calibrate(engine)
+            if plan.budget(level, step) > plan.cuts_nothing_beyond:
+                exhaustive = True

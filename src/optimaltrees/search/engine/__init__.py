@@ -1,0 +1,49 @@
+"""The compiled search engine, as layers in the way of ``sklearn/tree``:
+
+- ``_common.pxd``: types, constants, inline helpers;
+- ``_control``: run control (time limit, Ctrl-C, hook, threads sharing a root);
+- ``_sorted`` / ``_bitset``: the two data layouts (``_layout.pxd`` fuses them);
+- ``_intervals.pxd``: ConTree's threshold-interval pruning;
+- ``_rules``: the anytime strategies' rules;
+- ``_core``: the DP / branch-and-bound search, written once over the layouts.
+
+:func:`build_engine` is the one place that picks a layout for a data set.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from optimaltrees.search.engine._bitset import BitsetLayout
+from optimaltrees.search.engine._control import SharedRoot
+from optimaltrees.search.engine._core import Engine, SolveOutcome
+from optimaltrees.search.engine._rules import RULES
+from optimaltrees.search.engine._sorted import SortedLayout
+
+__all__ = ["BitsetLayout", "Engine", "RULES", "SharedRoot", "SolveOutcome", "SortedLayout",
+           "build_engine"]
+
+
+def build_engine(order: np.ndarray, rank: np.ndarray, y: np.ndarray, n_classes: int, max_depth: int,
+                 *, cost: float = 0.0, gap: float = 0.0, min_leaf: int = 1,
+                 memory_limit_mb: float = math.inf, seed: int = 0) -> Engine:
+    """An engine for one encoded data set: the bitset layout when every
+    feature is binary (and the tree has depth >= 2, where counting pays),
+    the sorted-order layout otherwise.
+
+    ``order[f, k]``: id of the k-th instance sorted by feature f (stable);
+    ``rank[f, i]``: unique-value rank of instance i on feature f;
+    ``y``: labels 0..n_classes-1.  ``memory_limit_mb``: ``math.inf`` for none.
+    """
+    order = np.ascontiguousarray(order, dtype=np.int32)
+    rank = np.ascontiguousarray(rank, dtype=np.int32)
+    y = np.ascontiguousarray(y, dtype=np.int32)
+    n = order.shape[1]
+    words = np.random.default_rng(seed).integers(0, 2**63 - 1, size=(2, n + 64), dtype=np.int64)
+    if max_depth >= 2 and bool(np.all(rank <= 1)):
+        layout = BitsetLayout(rank, y, n_classes, max_depth, cost, min_leaf, words)
+    else:
+        layout = SortedLayout(order, rank, y, n_classes, max_depth, cost, min_leaf, words)
+    return Engine(layout, n_classes, max_depth, cost, gap, min_leaf, memory_limit_mb,
+                  np.ascontiguousarray(words[0, n:n + 64]))

@@ -1,0 +1,143 @@
+# cython: language_level=3
+"""Types, constants and small inline helpers shared by every engine module.
+
+The search sees data only through a :c:type:`Node` (one subproblem's
+instance set, in whichever layout the data uses) and builds trees as
+:c:type:`TNode` entries of one node pool.  Objective values are doubles
+because a node's complexity cost may be fractional; every comparison
+allows ``EPS``.
+"""
+from libc.stdint cimport int32_t, uint64_t
+from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+
+cdef extern from *:
+    """
+    #define OT_EPS 1e-9
+    #define OT_FREE (-1.0)
+    static inline int ot_popcount64(unsigned long long w) { return __builtin_popcountll(w); }
+    """
+    const double EPS "OT_EPS"       # tolerance of every objective comparison
+    const double FREE "OT_FREE"     # rule state of a path the rule can no longer cut
+    int popcount64 "ot_popcount64" (uint64_t w) noexcept nogil
+
+cdef enum:
+    LEAF = 0                  # pool index of the shared leaf node
+    NEVER = 0x7fffffff        # a depth-two scan position that is never reached
+    ARCHIVE = 4               # solved sets remembered per depth for the similarity bound
+    WIDE_CLASSES = 32         # above this many classes the depth-two scan keeps class maxima incrementally
+    CACHE_ENTRY_BYTES = 64    # one cache entry's hash node: key, Entry, next pointer, allocator overhead
+
+cdef struct Elem:             # one instance in one feature's sorted order
+    int32_t id                # instance index
+    int32_t rank              # the instance's unique-value rank on this feature
+    int32_t label             # class index
+
+cdef struct TNode:            # one node of the pool that every tree is built in
+    int32_t feature           # -1 for a leaf
+    int32_t lo                # largest rank sent left
+    int32_t hi                # smallest rank sent right
+    int32_t left              # pool index of the left child (-1 for a leaf)
+    int32_t right             # pool index of the right child
+
+cdef struct Node:
+    # One subproblem's instance set in one of two layouts: every feature's
+    # sorted order (any data), or a bitset over the instances when every
+    # feature is binary.  Only the layout looks inside.
+    Elem* elems               # sorted layout: p orders of `size` elements
+    uint64_t* mask            # bitset layout: instance i is in the set iff bit i is
+    int size                  # instances in the set
+    int32_t* counts           # class counts of the set
+    uint64_t h1               # two independent set hashes: the cache key ...
+    uint64_t h2               # ... and its check
+
+cdef struct Split1:           # a split with leaf children (a depth-one tree), or none
+    double val                # objective of the best depth-one tree (a leaf's if feature < 0)
+    int32_t feature           # -1: no split beats the leaf
+    int32_t lo                # largest rank sent left
+    int32_t hi                # smallest rank sent right
+
+cdef struct Cand:             # one candidate split of a node, for the rule strategies
+    double score              # weighted Gini impurity of the two children (lower = better)
+    int32_t f                 # feature
+    int32_t pos               # left child's size
+    int32_t lo                # largest rank sent left
+    int32_t hi                # smallest rank sent right
+
+
+cdef inline double now() noexcept nogil:
+    """Monotonic seconds."""
+    cdef timespec ts
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return ts.tv_sec + ts.tv_nsec * 1e-9
+
+
+cdef inline int leaf_errors(int32_t* counts, int K, int nn) noexcept nogil:
+    """Errors of a leaf predicting the majority class."""
+    cdef int c, best = 0
+    for c in range(K):
+        if counts[c] > best:
+            best = counts[c]
+    return nn - best
+
+
+cdef inline int max_count(int32_t* c, int K) noexcept nogil:
+    cdef int k, best = 0
+    for k in range(K):
+        if c[k] > best:
+            best = c[k]
+    return best
+
+
+cdef inline int max_count_diff(int32_t* a, int32_t* b, int K) noexcept nogil:
+    """Largest a[k] - b[k]."""
+    cdef int k, best = 0
+    for k in range(K):
+        if a[k] - b[k] > best:
+            best = a[k] - b[k]
+    return best
+
+
+cdef inline double gini_high(int32_t* counts, int32_t* high, int K, int nn, int n_hi) noexcept nogil:
+    """Weighted Gini impurity (times nn) of the split sending the class
+    counts ``high`` (``n_hi`` instances) right and the rest of ``counts`` left."""
+    cdef int c
+    cdef double sl = 0.0, sr = 0.0
+    for c in range(K):
+        sl += <double>(counts[c] - high[c]) * (counts[c] - high[c])
+        sr += <double>high[c] * high[c]
+    return ((nn - n_hi) - sl / (nn - n_hi)) + (n_hi - sr / n_hi)
+
+
+cdef inline void sum_squares_start(int32_t* counts, int32_t* cc, int K, double* sl, double* sr) noexcept nogil:
+    """Start a Gini scan of one feature: no element left of the threshold.
+    ``sl``/``sr`` are the sums of squared class counts left and right, kept
+    up to date per element (O(1)) rather than summed over K classes at every
+    threshold, which made many-class data quadratic."""
+    cdef int c
+    sl[0] = 0.0
+    sr[0] = 0.0
+    for c in range(K):
+        cc[c] = 0
+        sr[0] += <double>counts[c] * counts[c]
+
+
+cdef inline void sum_squares_move(int32_t* counts, int32_t* cc, int label, double* sl, double* sr) noexcept nogil:
+    """One element of class ``label`` crosses the threshold from right to left
+    (integer sums in doubles: exact below 2^53)."""
+    sl[0] += 2.0 * cc[label] + 1.0
+    sr[0] -= 2.0 * (counts[label] - cc[label]) - 1.0
+    cc[label] += 1
+
+
+cdef inline uint64_t mix64(uint64_t x) noexcept nogil:
+    """splitmix64 finaliser: a well-spread hash of one word."""
+    x = (x ^ (x >> 30)) * <uint64_t>0xbf58476d1ce4e5b9
+    x = (x ^ (x >> 27)) * <uint64_t>0x94d049bb133111eb
+    return x ^ (x >> 31)
+
+
+cdef inline int popcount_and(uint64_t* a, uint64_t* b, int words) noexcept nogil:
+    cdef int w, total = 0
+    for w in range(words):
+        total += popcount64(a[w] & b[w])
+    return total

@@ -1,0 +1,768 @@
+# distutils: language = c++
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False, nonecheck=False
+"""The DP / branch-and-bound core of ConTree (Brita, van der Linden,
+Demirovic, AAAI 2025), written once over the data layouts (``_layout.pxd``).
+
+DP over (instance set, depth) with a cache of proven bounds and best trees;
+branch-and-bound over each feature's thresholds (``_intervals.pxd``); the
+anytime strategies restrict it through a rule (``_rules.pyx``); run control
+(``_control.pyx``) stops it.
+
+Invariant of :meth:`Engine._solve` (see the implementation notes §4.4): the
+returned ``lb`` is always a valid lower bound on the subproblem's optimum,
+and ``tree``/``val`` is always a real tree and its exact objective.  A bound
+that cut the search never masquerades as a score.
+"""
+from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.math cimport INFINITY
+from libcpp.vector cimport vector
+from libcpp.unordered_map cimport unordered_map
+from cython.operator cimport dereference as deref
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from optimaltrees.search.engine._common cimport (
+    CACHE_ENTRY_BYTES, EPS, FREE, LEAF, Cand, Node, Split1, TNode, leaf_errors, now)
+from optimaltrees.search.engine._control cimport RunControl, SharedRoot, share_claim, share_offer, share_ub
+from optimaltrees.search.engine._intervals cimport (
+    Interval, first_at_least, narrow, push_beyond, push_halves, queue_floor, queue_start)
+from optimaltrees.search.engine._layout cimport Layout
+from optimaltrees.search.engine._rules cimport (
+    CAND_SKIP, CAND_TRY, NODE_CUT, NODE_SEARCH, RULE_NONE, RuleState)
+from optimaltrees.search.engine._sorted cimport SortedLayout
+from optimaltrees.search.engine._bitset cimport BitsetLayout
+
+cimport cython
+
+
+cdef struct Result:            # what one subproblem's solve proved
+    double lb                  # valid lower bound on the optimum
+    double val                 # objective of ``tree``
+    int32_t tree               # pool index, or -1 when the subproblem was skipped
+
+
+cdef struct Entry:             # one cached subproblem (key: set hash h1 mixed with the depth)
+    uint64_t h2                # the set's second hash: a check against collisions
+    int32_t size               # ... and its size
+    double lb                  # proven lower bound
+    double val                 # objective of the best tree known
+    int32_t tree               # ... and that tree
+
+
+@dataclass(frozen=True)
+class SolveOutcome:
+    """What one :meth:`Engine.solve` returns."""
+
+    objective: float      # objective of ``root`` (may be worse than the upper bound asked for)
+    lower_bound: float    # proven lower bound on the optimum
+    root: int             # pool index of the tree's root (-1: none found)
+    aborted: bool         # stopped early (time, Ctrl-C, memory, hook, stop request)
+
+
+@cython.final
+cdef class Engine:
+    """One search over one data set in one layout.
+
+    Construct with a layout (:class:`SortedLayout` or :class:`BitsetLayout`),
+    then call :meth:`solve` (again, after :meth:`set_rule`, for a restart:
+    the cache carries over).  Buffers are sized once, so the search
+    allocates nothing but tree nodes and cache entries while it runs.
+    """
+
+    cdef object layout                     # the SortedLayout or BitsetLayout searched over
+    cdef int p, K, max_depth, min_leaf
+    cdef double cost                       # cost of one branching node (absolute)
+    cdef double gap                        # absolute allowed gap at the root
+    cdef bint prune                        # similarity-bound pruning is sound (no leaf sizes)
+    cdef RunControl ctl                    # time limit, Ctrl-C, hook, shared root
+    cdef RuleState rules                   # the anytime strategy's rule this restart
+    cdef vector[vector[int32_t]] positions # per level: the feature's split positions
+    cdef vector[vector[Interval]] queues   # per level: the feature's threshold intervals
+    cdef vector[vector[int32_t]] feature_orders   # per level: features by best Gini split
+    cdef vector[double] gini_scores        # scratch: each feature's best Gini score
+    cdef vector[vector[int32_t]] gini_positions   # per level: best Gini split (left size) per feature
+    cdef uint64_t depth_mix[64]            # mixed into a set's hash: one cache key per depth
+    cdef vector[TNode] pool                # every tree found, as nodes; 0 is the shared leaf
+    cdef unordered_map[uint64_t, Entry] cache
+    cdef size_t max_entries                # cache entries allowed now (the budget less everything else)
+    cdef size_t memory_budget              # memory_limit in bytes; SIZE_MAX without a limit
+    cdef size_t layout_bytes               # the layout's buffers (fixed at construction)
+    cdef public bint memory_out            # the memory limit stopped the search
+    cdef double root_lb                    # a lower bound the caller knows for the root
+    cdef public long long n_subproblems, n_cache_hits, n_similarity_prunes
+    cdef double best_root_val              # best objective at the root this solve
+    cdef int32_t best_root_tree
+
+    def __init__(self, layout, int n_classes, int max_depth, double cost=0.0, double gap=0.0,
+                 int min_leaf=1, double memory_limit_mb=INFINITY, int64_t[::1] depth_words=None):
+        """``memory_limit_mb``: INFINITY for none.  ``depth_words``: 64
+        random integers that make a set's cache key differ per depth."""
+        cdef int lvl, levels = max(max_depth, 1) + 1
+        if not isinstance(layout, (SortedLayout, BitsetLayout)):
+            raise TypeError(f"unknown data layout {type(layout).__name__}")
+        if depth_words is None or depth_words.shape[0] < 64:
+            raise ValueError("depth_words must hold 64 random integers")
+        self.layout = layout
+        self.p = layout.p_features
+        self.K = n_classes
+        self.max_depth = max_depth
+        self.cost = cost
+        self.gap = gap
+        self.min_leaf = min_leaf
+        self.prune = min_leaf <= 1
+        self.ctl = RunControl()
+        self.rules = RuleState(levels, self.p)
+        self.rules.set(RULE_NONE, 0.0, layout.exact_depth)
+        self.positions.resize(levels)
+        self.queues.resize(levels)
+        self.feature_orders.resize(levels)
+        self.gini_positions.resize(levels)
+        for lvl in range(levels):
+            self.positions[lvl].resize(layout.n_instances + 1)
+            self.feature_orders[lvl].resize(self.p)
+            self.gini_positions[lvl].resize(self.p)
+        self.gini_scores.resize(self.p)
+        for lvl in range(64):
+            self.depth_mix[lvl] = <uint64_t>depth_words[lvl] * 2654435761u
+        self.pool.resize(1)
+        self.pool[0].feature = -1
+        self.pool[0].left = -1
+        self.pool[0].right = -1
+        self.memory_out = False
+        if not math.isfinite(memory_limit_mb) or memory_limit_mb <= 0:
+            self.memory_budget = <size_t>-1
+        else:
+            self.memory_budget = <size_t>(memory_limit_mb * 1048576.0)
+        self.layout_bytes = layout.buffer_bytes
+        self.n_subproblems = 0
+        self.n_cache_hits = 0
+        self.n_similarity_prunes = 0
+        self._update_cache_room()
+
+    # ------------------------------------------------------------ Python API
+
+    def share_root_with(self, SharedRoot shared):
+        """Claim root features from ``shared`` instead of searching them all."""
+        self.ctl.share_root_with(shared)
+
+    def set_rule(self, int rule, double budget):
+        """Restrict the next solve by a strategy's rule (``RULES``) at this budget.
+
+        The cache carries over between solves: a result proven under any rule
+        is exact, and every stored lower bound stays valid, so each restart
+        resumes from what earlier ones proved."""
+        self.rules.set(rule, budget, self.layout.exact_depth)
+
+    def set_hook(self, hook, double every=0.5):
+        """Call ``hook(objective, tree)`` when the root's best tree improves and
+        ``hook(None, -1)`` every ``every`` seconds; a False return stops the search."""
+        self.ctl.set_hook(hook, every)
+
+    def solve(self, double time_limit=INFINITY, double root_lower_bound=0.0,
+              double upper_bound=INFINITY) -> SolveOutcome:
+        """Run the search for at most ``time_limit`` seconds (INFINITY: no limit).
+
+        ``root_lower_bound`` is a bound the caller already knows (e.g. from
+        duplicate rows with conflicting labels); it tightens the root's bound
+        and stops the search as soon as a tree meets it.  Only trees better
+        than ``upper_bound`` are sought (a restart's incumbent); when none is
+        found the returned objective may be worse than it."""
+        cdef Result res
+        cdef double spent = FREE if self.rules.rule == RULE_NONE else 0.0
+        self.ctl.start(time_limit if time_limit > 0 else INFINITY)
+        self.memory_out = False
+        self.root_lb = root_lower_bound
+        self.best_root_val = upper_bound
+        self.best_root_tree = -1
+        self.rules.reset_counts()
+        # the one place the layout is chosen: each call runs a core compiled for it
+        cdef BitsetLayout bitset
+        cdef SortedLayout sorted_
+        if isinstance(self.layout, BitsetLayout):
+            bitset = <BitsetLayout>self.layout
+            with nogil:
+                res = self._solve_root(bitset, upper_bound, spent)
+        else:
+            sorted_ = <SortedLayout>self.layout
+            with nogil:
+                res = self._solve_root(sorted_, upper_bound, spent)
+        self.ctl.raise_hook_error()
+        return SolveOutcome(res.val, res.lb, res.tree, bool(self.ctl.aborted))
+
+    @property
+    def interrupted(self):
+        """The last solve was stopped by Ctrl-C."""
+        return bool(self.ctl.interrupted)
+
+    @interrupted.setter
+    def interrupted(self, value):
+        self.ctl.interrupted = bool(value)
+
+    @property
+    def n_rule_cuts(self):
+        """Candidates (or nodes) the rule kept out in the last solve."""
+        return self.rules.n_rule_cuts
+
+    @property
+    def min_cut_gap(self):
+        """Gain rule: the smallest path gap the last solve cut."""
+        return self.rules.min_cut_gap
+
+    @property
+    def stats(self):
+        """Search counters: subproblems, depth-two solves, cache hits, ..."""
+        return {
+            "subproblems": int(self.n_subproblems),
+            "d2_calls": int(self.layout.n_d2),
+            "cache_hits": int(self.n_cache_hits),
+            "similarity_prunes": int(self.n_similarity_prunes),
+            "derived_counts": int(getattr(self.layout, "n_derived_counts", 0)),
+            "cache_entries": int(self.cache.size()),
+        }
+
+    @property
+    def best_root(self):
+        """(objective, tree) of the best root tree found by the last solve, tree -1 if none."""
+        return self.best_root_val, self.best_root_tree
+
+    @property
+    def memory_bytes(self):
+        """Bytes this engine holds now: buffers, node pool and cache (what
+        ``memory_limit`` bounds)."""
+        return self._memory_bytes()
+
+    def tree_arrays(self):
+        """The node pool as numpy arrays (feature, lo, hi, left, right)."""
+        cdef size_t m = self.pool.size(), k
+        out = np.empty((5, m), dtype=np.int32)
+        cdef int32_t[:, ::1] o = out
+        for k in range(m):
+            o[0, k] = self.pool[k].feature
+            o[1, k] = self.pool[k].lo
+            o[2, k] = self.pool[k].hi
+            o[3, k] = self.pool[k].left
+            o[4, k] = self.pool[k].right
+        return out
+
+    # ------------------------------------------------------- memory and pool
+
+    cdef size_t _memory_bytes(self) noexcept nogil:
+        """Capacities of every buffer, the node pool, and the cache at
+        CACHE_ENTRY_BYTES per entry (hash node plus its bucket)."""
+        cdef size_t b = self.layout_bytes + self.rules.memory_bytes(), lvl
+        b += self.gini_scores.capacity() * sizeof(double)
+        b += self.pool.capacity() * sizeof(TNode)
+        for lvl in range(self.positions.size()):
+            b += (self.positions[lvl].capacity() + self.feature_orders[lvl].capacity()
+                  + self.gini_positions[lvl].capacity()) * sizeof(int32_t)
+            b += self.queues[lvl].capacity() * sizeof(Interval)
+        b += self.cache.size() * CACHE_ENTRY_BYTES + self.cache.bucket_count() * sizeof(void*)
+        return b
+
+    cdef void _update_cache_room(self) noexcept nogil:
+        """Share the memory budget: the cache may grow while more than a
+        quarter of the budget is free (that quarter is kept for the node pool,
+        which grows with every better subtree and cannot be evicted); once the
+        total reaches the budget the search stops and keeps its best tree."""
+        cdef size_t used, free, reserve
+        if self.memory_budget == <size_t>-1:
+            self.max_entries = <size_t>-1
+            return
+        used = self._memory_bytes()
+        if used >= self.memory_budget:
+            self.max_entries = 0
+            self.memory_out = True
+            self.ctl.aborted = True
+            return
+        free = self.memory_budget - used
+        reserve = self.memory_budget // 4
+        # the bucket array grows with the entries: count a share of it per entry
+        self.max_entries = self.cache.size() + (
+            (free - reserve) // (CACHE_ENTRY_BYTES + 2 * sizeof(void*)) if free > reserve else 0)
+
+    cdef inline bint _timed_out(self) noexcept nogil:
+        """True once the search must stop (run control), re-measuring memory
+        every 10 ms."""
+        cdef double t
+        if self.ctl.aborted:
+            return True
+        t = now()
+        if self.ctl.expired(t):
+            return True
+        if t >= self.ctl.next_memory_check:
+            self.ctl.next_memory_check = t + 0.01
+            self._update_cache_room()
+        return self.ctl.aborted
+
+    cdef int32_t _new_node(self, int32_t feature, int32_t lo, int32_t hi,
+                           int32_t left, int32_t right) noexcept nogil:
+        cdef TNode t
+        t.feature = feature
+        t.lo = lo
+        t.hi = hi
+        t.left = left
+        t.right = right
+        if self.pool.size() == self.pool.capacity():
+            self._grow_pool()
+        self.pool.push_back(t)
+        return <int32_t>(self.pool.size() - 1)
+
+    cdef void _grow_pool(self) noexcept nogil:
+        """Grow the node pool by half (not doubling) and, under a memory limit,
+        by no more than the budget has free; with nothing free the search
+        stops after this node (its best tree is kept)."""
+        cdef size_t cap = self.pool.capacity(), grow = cap // 2, used, free_nodes
+        if grow < 1024:
+            grow = 1024
+        if self.memory_budget != <size_t>-1:
+            used = self._memory_bytes()
+            free_nodes = (self.memory_budget - used) // sizeof(TNode) if used < self.memory_budget else 0
+            if free_nodes < grow:
+                # at most one node beyond the budget (the one being added)
+                grow = free_nodes if free_nodes > 0 else 1
+                self.memory_out = free_nodes <= 64
+                self.ctl.aborted = self.ctl.aborted or self.memory_out
+        self.pool.reserve(cap + grow)
+
+    cdef inline int32_t _stump(self, Split1* s) noexcept nogil:
+        if s.feature < 0:
+            return LEAF
+        return self._new_node(s.feature, s.lo, s.hi, LEAF, LEAF)
+
+    cdef inline int32_t _small_tree(self, Split1* root, Split1* sides) noexcept nogil:
+        """A layout's depth-one or depth-two answer as pool nodes."""
+        cdef int32_t left = self._stump(&sides[0])
+        cdef int32_t right = self._stump(&sides[1])
+        return self._new_node(root.feature, root.lo, root.hi, left, right)
+
+    cdef void _root_improved(self, double val, int32_t tree) noexcept nogil:
+        """A better tree at the root: remember it and tell the hook at once."""
+        if val < self.best_root_val - EPS:
+            self.best_root_val = val
+            self.best_root_tree = tree
+            self.ctl.notify(val, tree)
+
+    cdef inline void _sync_root(self, int level, double* ub) noexcept nogil:
+        """At the root of a shared search, prune against every thread's best."""
+        cdef double other
+        if level == 0 and self.ctl.shared != NULL:
+            other = share_ub(self.ctl.shared)
+            if other < ub[0]:
+                ub[0] = other
+
+    # ---------------------------------------------------------------- search
+
+    cdef Result _solve_root(self, Layout lay, double upper_bound, double spent) noexcept nogil:
+        cdef Node root
+        cdef Result res
+        if self.max_depth == 0:
+            res.val = leaf_errors(lay.root_counts.data(), self.K, lay.n)
+            res.lb = res.val
+            res.tree = LEAF
+            return res
+        lay.init_root(&root)
+        return self._solve(lay, 0, &root, self.max_depth, upper_bound, self.gap, spent)
+
+    cdef Result _solve(self, Layout lay, int level, Node* node, int depth, double ub_in, double gap,
+                       double spent) noexcept nogil:
+        """CT(D, d, UB): best tree of depth <= ``depth`` on this instance set.
+        Only trees with objective < ub_in matter to the caller.  ``gap`` is the
+        slack this node may leave: a threshold is pruned once it cannot improve
+        the incumbent by more than ``gap``.  Only the root gets a slack; its
+        subproblems are solved exactly, because a slack below the root weakens
+        the lower bounds that prune at the root (and so costs more than it saves).
+        ``spent`` is the strategy rule's state on the path here (FREE: no rule).
+        """
+        cdef Result res
+        cdef int nn = node.size
+        cdef uint64_t h2 = node.h2
+        cdef double leaf = leaf_errors(node.counts, self.K, nn)
+        cdef double known_lb, best_val, node_lb
+        cdef int32_t best_tree = LEAF
+        cdef uint64_t key
+        cdef Entry entry
+        cdef unordered_map[uint64_t, Entry].iterator it
+        cdef bint cached = False
+        cdef int action
+        cdef Split1 small_root
+        cdef Split1 small_sides[2]
+        # a split costs at least `cost`: a leaf that good needs no search
+        known_lb = leaf if leaf < self.cost else self.cost
+        if level == 0 and self.root_lb > known_lb:
+            known_lb = self.root_lb
+        res.tree = LEAF
+        res.val = leaf
+        if leaf <= self.cost + EPS or nn < 2 * self.min_leaf:
+            res.lb = leaf
+            return res
+        best_val = leaf
+        key = node.h1 ^ self.depth_mix[depth]
+        it = self.cache.find(key)
+        if it != self.cache.end():
+            entry = deref(it).second
+            cached = True
+            if entry.h2 == h2 and entry.size == nn:
+                if entry.val - entry.lb <= gap + EPS or entry.lb >= ub_in - EPS:
+                    self.n_cache_hits += 1
+                    res.lb = entry.lb
+                    res.val = entry.val
+                    res.tree = entry.tree
+                    return res
+                if entry.lb > known_lb:
+                    known_lb = entry.lb
+                if entry.val < best_val:
+                    best_val = entry.val
+                    best_tree = entry.tree
+        if lay.similarity_prune(node, depth, ub_in, &known_lb):
+            self.n_similarity_prunes += 1
+            res.lb = known_lb
+            res.val = best_val
+            res.tree = best_tree
+            return res
+        self.n_subproblems += 1
+        if spent == FREE or depth < self.rules.from_depth:
+            if depth <= lay.exact_depth:
+                if lay.solve_exact(node, depth, &best_val, &small_root, small_sides):
+                    best_tree = self._small_tree(&small_root, small_sides)
+                node_lb = best_val
+            else:
+                node_lb = self._search(lay, level, node, depth, ub_in, gap, known_lb,
+                                       &best_val, &best_tree, FREE)
+        else:
+            action = self.rules.node_action(depth, &spent, best_val, nn)
+            if action == NODE_CUT:
+                res.lb = known_lb
+                res.val = best_val
+                res.tree = best_tree
+                return res
+            if action == NODE_SEARCH:
+                node_lb = self._search(lay, level, node, depth, ub_in, gap, known_lb,
+                                       &best_val, &best_tree, spent)
+            else:
+                node_lb = self._search_restricted(lay, level, node, depth, ub_in, gap, known_lb,
+                                                  &best_val, &best_tree, spent)
+        res.lb = node_lb
+        res.val = best_val
+        res.tree = best_tree
+        if not self.ctl.aborted:
+            lay.remember(node, depth, node_lb)
+        if not self.ctl.aborted and not cached and self.cache.size() >= self.max_entries:
+            self._update_cache_room()     # the pool may have shrunk its share, or grown past the budget
+        if not self.ctl.aborted and (cached or self.cache.size() < self.max_entries):
+            entry.h2 = h2
+            entry.size = nn
+            entry.lb = node_lb
+            entry.val = best_val
+            entry.tree = best_tree
+            self.cache[key] = entry
+        return res
+
+    cdef void _order_features(self, Layout lay, int level, Node* node, int32_t* order) noexcept nogil:
+        """Features sorted by the weighted Gini impurity of their best single
+        split, so that good incumbents (and hence tight bounds) come early.
+        The best Gini position of each feature is kept: Branch evaluates it first."""
+        cdef int32_t* gpos = &self.gini_positions[level][0]
+        cdef double* score = &self.gini_scores[0]
+        cdef double key
+        cdef int f, a, b, k
+        for f in range(self.p):
+            lay.gini_split(node, f, &score[f], &gpos[f])
+        # insertion sort: p is small and this keeps ties in feature order
+        for f in range(self.p):
+            order[f] = f
+        for a in range(1, self.p):
+            b = order[a]
+            key = score[b]
+            k = a - 1
+            while k >= 0 and score[order[k]] > key:
+                order[k + 1] = order[k]
+                k -= 1
+            order[k + 1] = b
+
+    cdef double _search(self, Layout lay, int level, Node* node, int depth, double ub_in, double gap,
+                        double known_lb, double* best_val_io, int32_t* best_tree_io,
+                        double spent) noexcept nogil:
+        """The ConTree search of one node: Branch over every feature (in Gini
+        order; root features claimed from the shared counter when threaded).
+        Improves the incumbent in place and returns a valid lower bound."""
+        cdef double best_val = best_val_io[0], ub, node_lb, gap_here = gap
+        cdef int32_t best_tree = best_tree_io[0]
+        cdef int f
+        cdef int32_t* order = &self.feature_orders[level][0]
+        cdef int fi = 0
+        cdef bint claiming = level == 0 and self.ctl.shared != NULL
+        ub = ub_in if ub_in < best_val else best_val
+        node_lb = best_val   # min over the lower bounds of every alternative
+        self._order_features(lay, level, node, order)
+        while True:
+            if claiming:
+                fi = share_claim(self.ctl.shared)
+                self._sync_root(level, &ub)
+            if fi >= self.p:
+                break
+            f = order[fi]
+            fi += 1
+            if ub <= known_lb + gap_here + EPS:
+                break
+            if self._timed_out():
+                if self.cost < node_lb:
+                    node_lb = self.cost
+                break
+            self._branch(lay, level, node, depth, f, gap, &ub, &best_val, &best_tree, &node_lb,
+                         known_lb, spent)
+        # pruned thresholds were cut against some ub_t >= ub: they are >= ub - gap_here
+        if ub - gap_here < node_lb:
+            node_lb = ub - gap_here
+        if node_lb < known_lb:
+            node_lb = known_lb
+        best_val_io[0] = best_val
+        best_tree_io[0] = best_tree
+        return node_lb
+
+    cdef int _rank_candidates(self, Layout lay, int level, Node* node, int limit) noexcept nogil:
+        """The node's candidate splits in rank order (``rules.cands[level]``,
+        the first ``limit``); returns how many it has."""
+        cdef int f
+        self.rules.scratch.clear()
+        for f in range(self.p):
+            self.rules.feature_start[f] = <int32_t>self.rules.scratch.size()
+            lay.candidates(node, f, &self.rules.scratch)
+        return self.rules.rank(level, self.p, limit)
+
+    cdef double _search_restricted(self, Layout lay, int level, Node* node, int depth, double ub_in,
+                                   double gap, double known_lb, double* best_val_io,
+                                   int32_t* best_tree_io, double spent) noexcept nogil:
+        """One node under a candidate rule: try the node's candidate splits in
+        rank order (round-robin over features by Gini, each feature's thresholds
+        by Gini) while the rule admits them, the children under the rule's
+        updated state.  A result that skipped candidates proves nothing new:
+        its lower bound stays ``known_lb``, so no restart trusts it as exact."""
+        cdef int nn = node.size, r, a, b, total, limit, verdict
+        cdef double cost = self.cost
+        cdef double best_val = best_val_io[0], ub, bound, bound_b, lb_w, val_w, all_lb = INFINITY
+        cdef double child_spent, best_score
+        cdef int32_t best_tree = best_tree_io[0], tree_l, tree_r
+        cdef bint cut = False, complete = True, dominated = False
+        cdef Cand c
+        cdef Split1 s_l, s_r
+        cdef Result child[2]
+        cdef Node child_node[2]
+        cdef vector[Cand]* cands = &self.rules.cands[level]
+        cdef Split1 small_root
+        cdef Split1 small_sides[2]
+        limit = self.rules.limit(level, spent)
+        total = self._rank_candidates(lay, level, node, limit)
+        if self.rules.unrestricted(level, depth, spent, total):
+            if depth <= lay.exact_depth:
+                if lay.solve_exact(node, depth, best_val_io, &small_root, small_sides):
+                    best_tree_io[0] = self._small_tree(&small_root, small_sides)
+                return best_val_io[0]
+            return self._search(lay, level, node, depth, ub_in, gap, known_lb, best_val_io,
+                                best_tree_io, FREE)
+        ub = ub_in if ub_in < best_val else best_val
+        best_score = cands[0][0].score if cands.size() > 0 else 0.0
+        for r in range(<int>cands.size()):
+            c = cands[0][r]
+            verdict = self.rules.admit(r, c.score, best_score, nn, spent, limit, &child_spent)
+            if verdict != CAND_TRY:
+                cut = True
+                if verdict == CAND_SKIP:
+                    continue
+                break
+            if ub <= known_lb + gap + EPS:
+                dominated = True      # nothing left can beat the incumbent by more than gap
+                break
+            if self._timed_out():
+                complete = False
+                break
+            if depth == 2:
+                # the children are depth-one trees: the layout gives both exactly
+                lay.children_depth_one(level, node, c.f, c.pos, self.min_leaf, &s_l, &s_r)
+                val_w = s_l.val + s_r.val + cost
+                lb_w = val_w
+            else:
+                lay.partition(level, node, c.f, c.pos, child_node)
+                bound = ub - gap - cost
+                a = 0 if c.pos >= nn - c.pos else 1
+                b = 1 - a
+                child[a] = self._solve(lay, level + 1, &child_node[a], depth - 1, bound, 0.0,
+                                       child_spent)
+                bound_b = bound - child[a].lb
+                if bound_b > EPS:
+                    lay.hint_sibling(node, depth, &child_node[b], &child_node[a])
+                    child[b] = self._solve(lay, level + 1, &child_node[b], depth - 1, bound_b, 0.0,
+                                           child_spent)
+                    lay.clear_hint()
+                else:
+                    child[b].lb = 0.0
+                    child[b].val = INFINITY
+                    child[b].tree = -1
+                lb_w = child[0].lb + child[1].lb + cost
+                val_w = child[0].val + child[1].val + cost
+            if lb_w < all_lb:
+                all_lb = lb_w
+            if val_w < best_val - EPS:
+                best_val = val_w
+                if depth == 2:
+                    tree_l = self._stump(&s_l)
+                    tree_r = self._stump(&s_r)
+                else:
+                    tree_l = child[0].tree
+                    tree_r = child[1].tree
+                best_tree = self._new_node(c.f, c.lo, c.hi, tree_l, tree_r)
+                if val_w < ub:
+                    ub = val_w
+                if level == 0:
+                    self._root_improved(val_w, best_tree)
+        if <int>cands.size() < total and not dominated:
+            cut = True                # candidates beyond the rule's limit were never listed
+        if cut and not dominated:
+            self.rules.n_rule_cuts += 1
+        else:
+            cut = False
+        best_val_io[0] = best_val
+        best_tree_io[0] = best_tree
+        if cut or not complete:
+            return known_lb
+        # every candidate was tried or is >= ub - gap by the bounds
+        if ub - gap < all_lb:
+            all_lb = ub - gap
+        return all_lb if all_lb > known_lb else known_lb
+
+    cdef void _branch(self, Layout lay, int level, Node* node, int depth, int f, double gap,
+                      double* ub, double* best_val, int32_t* best_tree, double* node_lb,
+                      double known_lb, double spent) noexcept nogil:
+        """Algorithm 1 for one feature, in the sound form of the notes §4.5:
+        thresholds by intervals (``_intervals.pxd``), the best Gini threshold
+        first (a greedy-quality incumbent at once), then midpoints of what
+        the bounds leave."""
+        cdef int nn = node.size, m, i, j, w, ml = self.min_leaf
+        cdef int zero_l = -1, zero_r
+        cdef int32_t* P = &self.positions[level][0]
+        cdef vector[Interval]* Q = &self.queues[level]
+        cdef size_t head = 0
+        cdef int32_t pos, nl, nr, eta, lo, hi
+        cdef double gap_here = gap, cost = self.cost
+        cdef double lb_l, lb_r, lb_w, val_w, bound, bound_b
+        cdef Interval iv
+        cdef Split1 s_l, s_r, u_l, u_r
+        # lower bounds obey the similarity bound: always without leaf sizes,
+        # and at depth two with them (bounds from unconstrained depth-one optima)
+        cdef bint similar = self.prune or depth == 2
+        cdef Result child[2]                 # [0] left child, [1] right child
+        cdef Node child_node[2]
+        cdef int a, b
+        cdef int32_t tree_l, tree_r
+        cdef bint have_val, left_zero, right_zero
+        m = lay.thresholds(node, f, P)
+        if m == 0:
+            return
+        zero_r = m
+        queue_start(Q, m)
+        cdef int first_w = first_at_least(P, 0, m - 1, self.gini_positions[level][f])
+        while head < Q.size():
+            iv = Q[0][head]
+            head += 1
+            if self._timed_out():
+                # every threshold left in the queue is >= its SP bound
+                node_lb[0] = queue_floor(Q, head - 1, similar, cost, node_lb[0])
+                return
+            i = iv.i
+            j = iv.j
+            self._sync_root(level, ub)
+            if similar and not narrow(&iv, P, ub[0] - gap_here, cost, zero_l, zero_r, &i, &j):
+                continue
+            w = (i + j) // 2
+            if first_w >= 0:
+                if i <= first_w <= j:
+                    w = first_w
+                first_w = -1
+            pos = P[w]
+            have_val = False
+            tree_l = -1
+            tree_r = -1
+            if depth == 2:
+                lay.children_depth_one(level, node, f, pos, ml, &s_l, &s_r)
+                val_w = s_l.val + s_r.val + cost
+                have_val = True
+                left_zero = s_l.val <= EPS
+                right_zero = s_r.val <= EPS
+                if self.prune:
+                    lb_l = s_l.val
+                    lb_r = s_r.val
+                else:
+                    # leaf sizes break the similarity bound, but not for the
+                    # unconstrained optimum, which bounds the constrained one
+                    lay.children_depth_one(level, node, f, pos, 1, &u_l, &u_r)
+                    lb_l = u_l.val
+                    lb_r = u_r.val
+            else:
+                nl = pos
+                nr = nn - pos
+                lay.partition(level, node, f, pos, child_node)
+                eta = 0
+                if self.prune:
+                    eta = pos - P[i]
+                    if P[j] - pos > eta:
+                        eta = P[j] - pos
+                bound = ub[0] - gap_here - cost
+                # larger child first with the full bound, the other with what is
+                # left of it (+ eta, so NB can still decide the whole interval)
+                a = 0 if nl >= nr else 1
+                b = 1 - a
+                child[a] = self._solve(lay, level + 1, &child_node[a], depth - 1, bound, 0.0, spent)
+                bound_b = bound - child[a].lb + eta
+                if bound_b > EPS:
+                    lay.hint_sibling(node, depth, &child_node[b], &child_node[a])
+                    child[b] = self._solve(lay, level + 1, &child_node[b], depth - 1, bound_b, 0.0,
+                                           spent)
+                    lay.clear_hint()
+                    have_val = True
+                else:
+                    child[b].lb = 0.0      # skipped: only the trivial bound is known
+                    child[b].val = INFINITY
+                    child[b].tree = -1
+                lb_l = child[0].lb
+                lb_r = child[1].lb
+                left_zero = child[0].val <= EPS
+                right_zero = child[1].val <= EPS
+                tree_l = child[0].tree
+                tree_r = child[1].tree
+                val_w = child[0].val + child[1].val + cost
+            lb_w = lb_l + lb_r + cost
+            # this threshold's share of the node's bound: its exact value when
+            # the depth-one optima gave one (tighter than lb_w under leaf sizes)
+            if depth == 2:
+                if val_w < node_lb[0]:
+                    node_lb[0] = val_w
+            elif lb_w < node_lb[0]:
+                node_lb[0] = lb_w
+            if have_val and val_w < best_val[0] - EPS:
+                best_val[0] = val_w
+                if depth == 2:
+                    tree_l = self._stump(&s_l)
+                    tree_r = self._stump(&s_r)
+                lay.split_ranks(node, f, pos, &lo, &hi)
+                best_tree[0] = self._new_node(f, lo, hi, tree_l, tree_r)
+                if val_w < ub[0]:
+                    ub[0] = val_w
+                if level == 0:
+                    self._root_improved(val_w, best_tree[0])
+                    if self.ctl.shared != NULL:
+                        share_offer(self.ctl.shared, val_w)
+                if val_w <= known_lb + gap_here + EPS:
+                    return
+            if not similar:
+                push_halves(Q, &iv, i, j, w)
+                continue
+            # an exact zero on one side (Theorem 2); the solved side suffices.
+            # Monotonicity fails under leaf sizes, so only without them.
+            if self.prune and left_zero and w > zero_l:
+                zero_l = w
+            if self.prune and right_zero and w < zero_r:
+                zero_r = w
+            push_beyond(Q, &iv, P, i, j, w, lb_l, lb_r, lb_w, ub[0] - gap_here)

@@ -1,0 +1,161 @@
+# cython: language_level=3
+"""ConTree's threshold-interval pruning (Algorithm 1 in the sound form of
+the implementation notes §4.5), as inline helpers of the core's Branch.
+
+A feature's split positions P[0..m-1] are searched as a queue of intervals
+of indices; each interval remembers its nearest evaluated neighbours u
+(left) and v (right) with their children's lower bounds.  Every threshold
+strictly between u and v has a left child at least as hard as u's and a
+right child at least as hard as v's (SP), and moving a threshold by k
+instances changes a child's optimum by at most k (IS, NB)."""
+from libc.math cimport floor
+from libc.stdint cimport int32_t
+from libcpp.vector cimport vector
+
+from optimaltrees.search.engine._common cimport EPS
+
+
+cdef struct Interval:
+    int i, j                   # inclusive range of threshold indices
+    int u, v                   # nearest evaluated thresholds outside, -1 if none
+    double u_left, u_total     # lower bounds of u's left child and of u
+    double v_right, v_total    # lower bounds of v's right child and of v
+
+
+cdef inline int first_at_least(int32_t* P, int i, int j, int32_t target) noexcept nogil:
+    """Smallest k in [i, j] with P[k] >= target, or j + 1."""
+    cdef int lo = i, hi = j + 1, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if P[mid] >= target:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+cdef inline int last_at_most(int32_t* P, int i, int j, int32_t target) noexcept nogil:
+    """Largest k in [i, j] with P[k] <= target, or i - 1."""
+    cdef int lo = i, hi = j + 1, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if P[mid] <= target:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo - 1
+
+
+cdef inline void queue_start(vector[Interval]* Q, int m) noexcept nogil:
+    """Every threshold index, no neighbour evaluated."""
+    cdef Interval iv
+    Q.clear()
+    iv.i = 0
+    iv.j = m - 1
+    iv.u = -1
+    iv.v = -1
+    iv.u_left = 0.0
+    iv.u_total = 0.0
+    iv.v_right = 0.0
+    iv.v_total = 0.0
+    Q.push_back(iv)
+
+
+cdef inline double queue_floor(vector[Interval]* Q, size_t head, bint similar, double cost,
+                               double floor_in) noexcept nogil:
+    """The search stopped: every threshold still queued (from ``head``) is
+    at least its interval's SP bound (at least ``cost`` without it)."""
+    cdef double sp, out = floor_in
+    cdef Interval iv
+    while head < Q.size():
+        iv = Q[0][head]
+        head += 1
+        sp = cost
+        if similar:
+            sp = iv.u_left + iv.v_right + cost
+        if sp < out:
+            out = sp
+    return out
+
+
+cdef inline bint narrow(Interval* iv, int32_t* P, double limit, double cost, int zero_l, int zero_r,
+                        int* i_out, int* j_out) noexcept nogil:
+    """SP, pure-side monotonicity (Theorem 2) and IS with today's bound
+    ``limit`` (= ub - gap): the indices of the interval still worth a look;
+    False when none is."""
+    cdef int i = iv.i, j = iv.j
+    cdef int32_t moved
+    cdef double du, dv
+    # SP: every w in (u, v) has left >= left(u) and right >= right(v)
+    if iv.u_left + iv.v_right + cost >= limit - EPS:
+        return False
+    if i <= zero_l:
+        i = zero_l + 1
+    if j >= zero_r:
+        j = zero_r - 1
+    # IS: re-apply the similarity bound of the neighbours
+    if iv.u >= 0:
+        du = iv.u_total - limit
+        if du >= -EPS:
+            moved = P[iv.u] + <int32_t>floor(du + EPS) + 1
+            i = first_at_least(P, i, j, moved)
+    if iv.v >= 0 and i <= j:
+        dv = iv.v_total - limit
+        if dv >= -EPS:
+            moved = P[iv.v] - <int32_t>floor(dv + EPS) - 1
+            j = last_at_most(P, i, j, moved)
+    i_out[0] = i
+    j_out[0] = j
+    return i <= j
+
+
+cdef inline void push_halves(vector[Interval]* Q, Interval* iv, int i, int j, int w) noexcept nogil:
+    """Without similarity bounds (leaf sizes above depth two): both sides of w."""
+    cdef Interval nv
+    if i <= w - 1:
+        nv = iv[0]
+        nv.i = i
+        nv.j = w - 1
+        Q.push_back(nv)
+    if w + 1 <= j:
+        nv = iv[0]
+        nv.i = w + 1
+        nv.j = j
+        Q.push_back(nv)
+
+
+cdef inline void push_beyond(vector[Interval]* Q, Interval* iv, int32_t* P, int i, int j, int w,
+                             double lb_l, double lb_r, double lb_w, double limit) noexcept nogil:
+    """NB: thresholds that move at most lb_w - limit instances from w cannot
+    improve; queue the rest on both sides, with w as their new neighbour."""
+    cdef double delta = lb_w - limit
+    cdef int lo_k, hi_k
+    cdef int32_t moved, pos = P[w]
+    cdef Interval nv
+    if delta < -EPS:
+        lo_k = w - 1
+        hi_k = w + 1
+    else:
+        moved = <int32_t>floor(delta + EPS) + 1
+        lo_k = last_at_most(P, i, w - 1, pos - moved)
+        hi_k = first_at_least(P, w + 1, j, pos + moved)
+    if i <= lo_k:
+        nv.i = i
+        nv.j = lo_k
+        nv.u = iv.u
+        nv.u_left = iv.u_left
+        nv.u_total = iv.u_total
+        nv.v = w
+        nv.v_right = lb_r
+        nv.v_total = lb_w
+        Q.push_back(nv)
+    if hi_k <= j:
+        nv.i = hi_k
+        nv.j = j
+        nv.u = w
+        nv.u_left = lb_l
+        nv.u_total = lb_w
+        nv.v = iv.v
+        nv.v_right = iv.v_right
+        nv.v_total = iv.v_total
+        Q.push_back(nv)

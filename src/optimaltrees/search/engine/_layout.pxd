@@ -1,0 +1,26 @@
+# cython: language_level=3
+"""The data layouts the search core is written over, as one fused type.
+
+Every layout is a final extension type with the same C methods (see
+``_sorted.pxd``; the core calls nothing else), so the core is compiled
+once per layout with direct calls and no layout branches.
+
+    init_root(root)                     the whole training set as a Node
+    gini_split(node, f, &score, &pos)   feature f's best Gini split (pos: left size)
+    thresholds(node, f, P) -> m         feature f's split positions (left sizes), ascending
+    split_ranks(node, f, pos, &lo, &hi) the ranks a split at pos separates
+    partition(level, node, f, pos, out) both children, in level's buffers
+    candidates(node, f, out)            feature f's splits with Gini scores (rule strategies)
+    solve_exact(node, depth, ...)       nodes of depth <= exact_depth solved whole
+    children_depth_one(...)             best depth-one subtree of both children of a split
+    similarity_prune(node, depth, ...)  a bound from recently solved similar sets
+    remember(node, depth, lb)           ... and remembering this one
+    hint_sibling / clear_hint           a second child's counts as its parent's minus its sibling's
+    memory_bytes()                      what the layout's buffers hold
+"""
+from optimaltrees.search.engine._sorted cimport SortedLayout
+from optimaltrees.search.engine._bitset cimport BitsetLayout
+
+ctypedef fused Layout:
+    SortedLayout
+    BitsetLayout

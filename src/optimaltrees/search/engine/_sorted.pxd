@@ -1,0 +1,51 @@
+# cython: language_level=3
+"""The sorted-order layout: any numeric data, as every feature's stable
+sorted order of (instance, value rank, label).  A split is a stable
+partition and a threshold a position in a sorted order; the depth-two
+solver (D2Split) scores both children of a split in one scan."""
+from libc.stdint cimport int32_t, uint8_t, uint64_t
+from libcpp.vector cimport vector
+
+from optimaltrees.search.engine._common cimport Cand, Elem, Node, Split1
+
+cimport cython
+
+
+@cython.final
+cdef class SortedLayout:
+    cdef int n                             # instances
+    cdef int p                             # features
+    cdef int K                             # classes
+    cdef int min_leaf                      # smallest leaf allowed
+    cdef double cost                       # cost of one branching node
+    cdef readonly int exact_depth          # deepest node solve_exact handles: 1 (depth one)
+    cdef public long long n_d2             # depth-two scans run
+    cdef vector[Elem] root                 # [f * n + k]: feature f's k-th instance in value order
+    cdef vector[int32_t] root_counts       # class counts of the training set
+    cdef vector[vector[Elem]] children     # per level: left child's orders, then the right's
+    cdef vector[vector[int32_t]] cnt_left  # per level: left child's class counts
+    cdef vector[vector[int32_t]] cnt_right # per level: right child's class counts
+    cdef vector[uint8_t] flag              # [instance]: 1 if it goes left in the split being applied
+    cdef vector[uint64_t] rnd1, rnd2       # [instance]: random words whose sum / xor hash a set
+    cdef vector[int32_t] fql, cl           # depth-two scratch: two children x K class counts
+    cdef vector[int32_t] class_hist        # depth-two scratch with many classes: two sides x (n + 1) counts
+
+    cdef void init_root(self, Node* root) noexcept nogil
+    cdef void gini_split(self, Node* node, int f, double* score, int32_t* pos) noexcept nogil
+    cdef int thresholds(self, Node* node, int f, int32_t* P) noexcept nogil
+    cdef void split_ranks(self, Node* node, int f, int pos, int32_t* lo, int32_t* hi) noexcept nogil
+    cdef void partition(self, int level, Node* node, int f, int pos, Node* out) noexcept nogil
+    cdef void candidates(self, Node* node, int f, vector[Cand]* out) noexcept nogil
+    cdef bint solve_exact(self, Node* node, int depth, double* best_val, Split1* root,
+                          Split1* sides) noexcept nogil
+    cdef void children_depth_one(self, int level, Node* node, int f, int pos, int ml,
+                                 Split1* left, Split1* right) noexcept nogil
+    cdef bint similarity_prune(self, Node* node, int depth, double ub, double* known_lb) noexcept nogil
+    cdef void remember(self, Node* node, int depth, double lb) noexcept nogil
+    cdef void hint_sibling(self, Node* parent, int depth, Node* second, Node* first) noexcept nogil
+    cdef void clear_hint(self) noexcept nogil
+    cdef size_t memory_bytes(self) noexcept nogil
+    cdef void _d2(self, Elem* data, int nn, int f1, int pos, int32_t* counts,
+                  Split1* bl, Split1* br, int ml) noexcept nogil
+    cdef void _d2_scan_wide(self, Elem* arr, int nn, int f2, int* ntot, int32_t* fq, int32_t* cc,
+                            int* target, int* skip, Split1** out, int ml) noexcept nogil
