@@ -471,13 +471,15 @@ def test_sat_summary_when_the_size_search_times_out(monkeypatch):
     X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]], dtype=float)
     y = np.array([0, 1, 1, 0])
 
-    def stopped_early(fn, kwargs, remaining):
-        result = infer(**kwargs)                 # depth 2, 4 leaves (7 nodes), proven
+    def stopped_early(fn, kwargs, remaining, on_report):
+        result = infer(**kwargs["search"])       # depth 2, 4 leaves (7 nodes), proven
         result.size_optimal, result.leaves_lower_bound = False, 3
-        return None, True, result
+        on_report(result)                        # the search's last report, then the limit
+        return None, True, None
 
     monkeypatch.setattr(sat_module, "run_limited", stopped_early)
-    clf = SATTreeClassifier("size", time_limit=5).fit(X, y)
+    with pytest.warns(UserWarning, match="time_limit=5 s reached"):
+        clf = SATTreeClassifier("size", time_limit=5).fit(X, y)
     s = _summary_agrees_with_attributes(clf, "sat")
     assert s.timed_out and not s.proven
     assert (s.objective, s.lower_bound) == (7.0, 5.0)

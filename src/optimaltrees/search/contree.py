@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from typing import Callable
+from typing import Callable, NamedTuple
 
 from optimaltrees.anytime import Progress, TracePoint
 from optimaltrees.data.encoding import EncodedFeatures, encode_features, threshold_between
@@ -124,7 +124,7 @@ def search_tree(
 
     # the anytime record: every better tree (from any engine) and every better bound
     state = {"best": float("inf"), "lower": known, "restart": 0, "stop": False}
-    points: list[tuple[float, float, float, int, int]] = []   # time, objective, lb, engine, root
+    points: list[_RootPoint] = []
     shared: list[SharedRoot] = []
 
     def report(improved: bool) -> object:
@@ -145,7 +145,7 @@ def search_tree(
                 return report(False)
             if val < state["best"]:
                 state["best"] = val
-                points.append((time.perf_counter() - start, val, state["lower"], k, int(root)))
+                points.append(_RootPoint(time.perf_counter() - start, val, state["lower"], k, int(root)))
                 return report(True)
             return True
         return hook
@@ -163,8 +163,7 @@ def search_tree(
             state["restart"] = index + 1
             if lower > state["lower"] + 1e-9 and points:
                 state["lower"] = lower
-                t, obj, _, k, root = points[-1]
-                points.append((time.perf_counter() - start, obj, lower, k, root))
+                points.append(points[-1]._replace(seconds=time.perf_counter() - start, lower_bound=lower))
             state["lower"] = max(state["lower"], lower)
 
         def time_left() -> float:
@@ -190,11 +189,10 @@ def search_tree(
     timed_out = any(o.aborted for o in outcomes) and not interrupted and not stopped and not memory_out
     # the answer always closes the trace (a leaf, a cached root, depth <= 1
     # never pass through the root-improvement hook)
-    if not points or objective < points[-1][1] - 1e-12:
-        points.append((time.perf_counter() - start, objective, state["lower"], best, int(root)))
-    if lower_bound > points[-1][2] + 1e-9:
-        _, obj, _, k, r = points[-1]
-        points.append((time.perf_counter() - start, obj, lower_bound, k, r))
+    if not points or objective < points[-1].objective - 1e-12:
+        points.append(_RootPoint(time.perf_counter() - start, objective, state["lower"], best, int(root)))
+    if lower_bound > points[-1].lower_bound + 1e-9:
+        points.append(points[-1]._replace(seconds=time.perf_counter() - start, lower_bound=lower_bound))
     pools = [e.tree_arrays() for e in engines]
     tree = _tree_from_pool(pools[best], int(root), enc, red.features, X, y_index, n_classes)
     trace, trace_trees = _trace(points, pools, enc, red.features, X, y_index, n_classes, offset,
@@ -214,6 +212,16 @@ def search_tree(
                         stopped, trace, trace_trees, memory_out)
 
 
+class _RootPoint(NamedTuple):
+    """One step of the anytime record, in the search's own units."""
+
+    seconds: float       # since the fit started
+    objective: float     # the best tree's objective (before the reduction's offset)
+    lower_bound: float   # the best proven bound then
+    engine: int          # which engine's node pool holds the tree ...
+    root: int            # ... and its root there
+
+
 class _OutOfTime(Exception):
     """The time limit passed while the search was being prepared."""
 
@@ -229,7 +237,8 @@ def _leaf_result(X: np.ndarray, y_index: np.ndarray, n_classes: int, start: floa
                         interrupted, False, [TracePoint(seconds, int(objective), objective, 0.0)], [tree])
 
 
-def _trace(points, pools, enc, features, X, y_index, n_classes, offset, node_cost, with_trees):
+def _trace(points: list[_RootPoint], pools, enc, features, X, y_index, n_classes, offset, node_cost,
+           with_trees):
     """Trace points; each tree is rebuilt on the data (its error recounted)
     only ``with_trees``: on many rows that costs seconds per point, after the
     time limit.  Otherwise a point's error is its objective less the node
