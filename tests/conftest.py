@@ -7,7 +7,7 @@ Markers (registered here so the suite does not depend on pyproject settings):
 * ``peer``  - tests that run the peer implementation ``pycontree`` live
   (a test dependency: ``pip install ".[test]"``).
 
-The benchmark data the tests read is bundled in ``tests/data/datasets``: the
+The benchmark data the tests read is bundled in ``tests/fixtures/datasets``: the
 whole suite runs on a clone, and a missing file fails, never skips.
 """
 import sys
@@ -23,7 +23,8 @@ if str(TESTS_DIR) not in sys.path:
 
 #: Benchmark data the tests read, bundled (xz) so that a clone runs the whole
 #: suite: copies of ../shared/datasets (UCI, CC BY 4.0; see its README).
-DATASETS_DIR = TESTS_DIR / "data" / "datasets"
+FIXTURES = TESTS_DIR / "fixtures"
+DATASETS_DIR = FIXTURES / "datasets"
 
 
 def pytest_configure(config):
@@ -34,7 +35,7 @@ def pytest_configure(config):
 
 
 def dataset_path(kind: str, file: str) -> Path:
-    """``tests/data/datasets/<kind>/<file>.xz``; missing data fails the test
+    """``tests/fixtures/datasets/<kind>/<file>.xz``; missing data fails the test
     (a skip would hide that the suite did not run whole)."""
     path = DATASETS_DIR / kind / f"{file}.xz"
     if not path.exists():

@@ -1,24 +1,23 @@
 """Agreement with the peer implementation pycontree on the benchmark data.
 
 The peer's optimal training-error counts are precomputed in
-``tests/data/peer_optima.json`` (regenerate with
-``tests/data/make_peer_optima.py`` under an interpreter that has pycontree);
+``tests/fixtures/peer_optima.json`` (regenerate with
+``tests/fixtures/make_peer_optima.py`` under an interpreter that has pycontree);
 tests marked ``peer`` additionally run pycontree live.
 """
 import json
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from conftest import load_continuous
+from conftest import FIXTURES, load_continuous
 from helpers import check_tree_invariants
 from oracle import depth1_objective, depth2_objective, leaf_sizes, recompute_error
 
 from optimaltrees import OptimalTreeClassifier  # noqa: E402
 
-PEER_FILE = Path(__file__).resolve().parent / "data" / "peer_optima.json"
+PEER_FILE = FIXTURES / "peer_optima.json"
 PEER = json.loads(PEER_FILE.read_text())["optima"]
 
 DEPTH2 = ["bank", "bean", "bidding", "fault", "magic", "occupancy", "page",

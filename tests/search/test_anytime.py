@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from oracle import brute_force_objective
-from test_exact_property import SETTINGS, instances
+from instances import SETTINGS, instances
 from helpers import n_examples
 
 from optimaltrees.anytime import TracePoint, primal_integral

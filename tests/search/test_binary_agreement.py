@@ -1,16 +1,15 @@
 """Binary (0/1) data: the counting depth-two solver against the peer pystreed's
-optimal error counts on the CP4IM sets (``data/binary_optima.json``)."""
+optimal error counts on the CP4IM sets (``tests/fixtures/binary_optima.json``)."""
 import json
-from pathlib import Path
 
 import pytest
 
-from conftest import load_binary
+from conftest import FIXTURES, load_binary
 from oracle import recompute_error
 
 from optimaltrees import OptimalTreeClassifier
 
-PEER = json.loads((Path(__file__).resolve().parent / "data" / "binary_optima.json").read_text())["optima"]
+PEER = json.loads((FIXTURES / "binary_optima.json").read_text())["optima"]
 CASES = sorted((key.split(":")[0], int(key.split(":")[1])) for key in PEER)
 
 

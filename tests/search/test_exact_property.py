@@ -3,9 +3,10 @@ optimum on many small random instances (ties, duplicate rows, constant
 features, 1-6 classes, depths 0-3)."""
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, assume, given, note, settings, strategies as st
+from hypothesis import assume, given, note, settings, strategies as st
 
 from helpers import check_tree_invariants, n_examples
+from instances import SETTINGS, instances
 from oracle import (
     brute_force_objective,
     depth1_objective,
@@ -16,48 +17,9 @@ from oracle import (
     recompute_objective,
 )
 
-import optimaltrees  # noqa: E402
-OptimalTreeClassifier = optimaltrees.OptimalTreeClassifier
+from optimaltrees import OptimalTreeClassifier
 
-SETTINGS = dict(deadline=None, suppress_health_check=[HealthCheck.too_slow])
 EPS = 1e-9
-
-FLOAT_POOL = [-2.5, -1.0, 0.0, 0.1, 0.2, 0.30000000000000004, 1.0, 3.75, 1e3]
-
-
-@st.composite
-def instances(draw, max_n=12, max_features=3, max_classes=6, min_n=1, pool=None):
-    n = draw(st.integers(min_n, max_n))
-    p = draw(st.integers(1, max_features))
-    kind = draw(st.sampled_from(["int", "int", "binary", "float"])) if pool is None else "pool"
-    if kind == "pool":
-        elem = st.sampled_from(pool)
-    elif kind == "int":
-        hi = draw(st.sampled_from([2, 3, 5, 9]))
-        elem = st.integers(0, hi).map(float)
-    elif kind == "binary":
-        elem = st.sampled_from([0.0, 1.0])
-    else:
-        elem = st.sampled_from(FLOAT_POOL)
-    cols = []
-    for _ in range(p):
-        if draw(st.integers(0, 5)) == 0:  # constant feature
-            cols.append([draw(elem)] * n)
-        else:
-            cols.append(draw(st.lists(elem, min_size=n, max_size=n)))
-    X = np.array(cols, dtype=np.float64).T.reshape(n, p)
-    if draw(st.integers(0, 4)) == 0 and n > 1:  # force duplicate rows
-        X[n // 2:] = X[: n - n // 2][: n - n // 2]
-    k = draw(st.integers(1, max_classes))
-    codes = np.array(draw(st.lists(st.integers(0, k - 1), min_size=n, max_size=n)))
-    labels = draw(st.sampled_from(["int", "shifted", "str"]))
-    if labels == "int":
-        y = codes.astype(np.int64)
-    elif labels == "shifted":
-        y = (codes * 7 - 4).astype(np.int64)  # negative, non-contiguous
-    else:
-        y = np.array(["cls_%d" % c for c in codes])
-    return X, y
 
 
 def fit(X, y, **params):

@@ -5,17 +5,16 @@ incumbent's error is its tree's recomputed error, errors never increase,
 bounds never decrease."""
 import json
 import zlib
-from pathlib import Path
 
 import numpy as np
 import pytest
 from sklearn.tree import DecisionTreeClassifier
 from hypothesis import given, note, settings, strategies as st
 
-from conftest import load_binary, load_continuous
+from conftest import FIXTURES, load_binary, load_continuous
 from helpers import check_tree_invariants, n_examples
 from oracle import brute_force_objective, recompute_error, recompute_objective
-from test_exact_property import SETTINGS, instances
+from instances import SETTINGS, instances
 
 from optimaltrees import OptimalTreeClassifier
 from optimaltrees.search.contree import search_tree
@@ -23,7 +22,7 @@ from optimaltrees.search.strategies import SCHEDULES, STRATEGIES, luby, schedule
 
 ANYTIME = ["blossom", "purity", "gain", "discrepancy", "top-k", "top-k*"]
 COMBOS = [(s, sch) for s in ANYTIME for sch in SCHEDULES]
-DATA = Path(__file__).resolve().parent / "data"
+DATA = FIXTURES
 BINARY_OPT = json.loads((DATA / "binary_optima.json").read_text())["optima"]
 NUMERIC_OPT = json.loads((DATA / "peer_optima.json").read_text())["optima"]
 
