@@ -10,8 +10,13 @@ Markers (registered here so the suite does not depend on pyproject settings):
 The benchmark data the tests read is bundled in ``tests/fixtures/datasets``: the
 whole suite runs on a clone, and a missing file fails, never skips.
 """
+import os
 import sys
 from pathlib import Path
+
+# scikit-learn's array-API check (check_estimator) runs only when SciPy was
+# imported with this set; without it the check is skipped on every clone
+os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
 import numpy as np
 import pytest
