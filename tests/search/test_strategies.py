@@ -67,6 +67,29 @@ def test_every_strategy_proves_the_brute_force_optimum(data, depth, combo, cost)
         assert_honest_trace(result, X, y_index)
 
 
+@settings(max_examples=n_examples(200), **SETTINGS)
+@given(data=instances(max_n=14, max_features=3, max_classes=4),
+       depth=st.integers(0, 3),
+       threads=st.sampled_from([1, 2]),
+       cost=st.sampled_from([0.0, 0.0, 0.5]),
+       gap=st.sampled_from([0.0, 0.0, 1.0]))
+def test_greedy_start_proves_the_brute_force_optimum(data, depth, threads, cost, gap):
+    """The exhaustive search started from the greedy tree (what a time limit
+    switches on), on one thread or two sharing the root."""
+    X, y = data
+    y_index, k = labels(y)
+    expected = brute_force_objective(X, y, depth, cost_per_node=cost)
+    result = search_tree(X, y_index, k, depth, node_cost=cost, max_gap=gap, n_threads=threads,
+                         greedy_start=True, trace_trees=True)
+    assert expected - 1e-9 <= result.objective <= expected + gap + 1e-9
+    assert result.lower_bound <= expected + 1e-9
+    assert recompute_objective(result.tree, X, y_index, cost) == pytest.approx(result.objective, abs=1e-9)
+    if gap == 0.0:
+        assert result.lower_bound == pytest.approx(expected, abs=1e-9)
+    if depth >= 1:
+        assert_honest_trace(result, X, y_index)
+
+
 @pytest.mark.parametrize("strategy, schedule", COMBOS)
 def test_strategy_matches_exhaustive_on_random_data(strategy, schedule):
     """Larger than the oracle can enumerate: equal to the exhaustive search."""

@@ -15,7 +15,7 @@ from optimaltrees.data.encoding import EncodedFeatures, encode_features, thresho
 from optimaltrees.data.reduction import reduce_problem
 from optimaltrees.model.tree import Tree
 from optimaltrees.search.engine import Engine, SharedRoot, SolveOutcome, build_engine
-from optimaltrees.search.strategies import STRATEGIES, run_restarts
+from optimaltrees.search.strategies import STRATEGIES, greedy_restart, run_restarts
 
 
 @dataclass
@@ -53,6 +53,7 @@ def search_tree(
     progress_every: float = 0.5,
     clock_start: float | None = None,
     trace_trees: bool = False,
+    greedy_start: bool | None = None,
 ) -> SearchResult:
     """Minimise errors + node_cost * branching nodes over trees of depth <= max_depth.
 
@@ -69,6 +70,9 @@ def search_tree(
     With ``n_threads > 1`` (exhaustive only) one engine per thread claims root
     features from a shared counter and prunes against the best tree of every
     thread; each engine keeps its own buffers and cache.
+    ``greedy_start`` (default: when there is a time limit): the exhaustive
+    search starts from the greedy tree, found in milliseconds, so a fit
+    stopped early never returns a worse tree than it.
     """
     start = time.perf_counter() if clock_start is None else clock_start
     if strategy not in STRATEGIES:
@@ -154,10 +158,25 @@ def search_tree(
         engine.set_hook(make_hook(k), progress_every)
     restart_log = None
     outcomes: list[SolveOutcome]
-    if not plan.anytime and n_threads == 1:
-        outcomes = [engines[0].solve(engine_limit, known)]
+    greedy = None
+    if greedy_start is None:
+        greedy_start = math.isfinite(limit)
+    if not plan.anytime and greedy_start and max_depth >= 2:
+        greedy = greedy_restart(engines[0], engine_limit, known)
+    if greedy is not None and (greedy.aborted or greedy.lower_bound >= greedy.objective - max_gap - 1e-9):
+        outcomes = [greedy]               # stopped already, or the greedy tree is proven optimal
+        n_threads, engines = 1, engines[:1]
     elif not plan.anytime:
-        outcomes = _solve_in_threads(engines, engine_limit, known, shared)
+        upper = math.inf if greedy is None else greedy.objective
+        engine_limit = max(limit - (time.perf_counter() - start), 1e-9)
+        if n_threads == 1:
+            outcomes = [engines[0].solve(engine_limit, known, upper)]
+        else:
+            outcomes = _solve_in_threads(engines, engine_limit, known, upper, shared)
+        if greedy is not None and greedy.objective <= min(o.objective for o in outcomes):
+            # nothing better than the greedy tree (still in engine 0's pool)
+            outcomes[0] = SolveOutcome(greedy.objective, max(outcomes[0].lower_bound, greedy.lower_bound),
+                                       greedy.root, outcomes[0].aborted)
     else:
         def on_restart(index: int, best: float, lower: float) -> None:
             state["restart"] = index + 1
@@ -272,7 +291,7 @@ def _pool_branches(pool: np.ndarray, root: int) -> int:
     return count
 
 
-def _solve_in_threads(engines: list[Engine], time_limit: float, known_lb: float,
+def _solve_in_threads(engines: list[Engine], time_limit: float, known_lb: float, upper_bound: float,
                       shared_out: list) -> list[SolveOutcome]:
     """Run the engines concurrently (``Engine.solve`` releases the GIL)."""
     shared = SharedRoot()
@@ -285,7 +304,7 @@ def _solve_in_threads(engines: list[Engine], time_limit: float, known_lb: float,
 
     def run(k: int) -> None:
         try:
-            outcomes[k] = engines[k].solve(time_limit, known_lb)
+            outcomes[k] = engines[k].solve(time_limit, known_lb, upper_bound)
         except BaseException as exc:  # re-raised in the caller's thread
             errors.append(exc)
         finally:

@@ -73,6 +73,17 @@ STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
 )}
 
 
+def greedy_restart(engine: Engine, time_limit: float, known_lb: float):
+    """One restart under the greedy rule (every node's best Gini split, the
+    last level exact): a tree in milliseconds, then the engine is set back to
+    the exhaustive search, whose cache keeps what the greedy pass proved."""
+    engine.set_rule(RULES["top-k"], 0.0)
+    try:
+        return engine.solve(time_limit, known_lb)
+    finally:
+        engine.set_rule(RULES["exhaustive"], 0.0)
+
+
 def luby(i: int) -> int:
     """The i-th term (1-based) of the Luby sequence 1, 1, 2, 1, 1, 2, 4, ..."""
     k = 1

@@ -2,6 +2,7 @@
 
 - ``_common.pxd``: types, constants, inline helpers;
 - ``_control``: run control (time limit, Ctrl-C, hook, threads sharing a root);
+- ``_layout_base``: what every data layout holds (sizes, class counts);
 - ``_sorted`` / ``_bitset``: the two data layouts (``_layout.pxd`` fuses them);
 - ``_intervals.pxd``: ConTree's threshold-interval pruning;
 - ``_rules``: the anytime strategies' rules;

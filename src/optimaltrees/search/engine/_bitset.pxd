@@ -6,27 +6,20 @@ popcounts, and depth-two nodes are solved whole by frequency counting
 from libc.stdint cimport int32_t, uint64_t
 from libcpp.vector cimport vector
 
+from optimaltrees.search.engine._layout_base cimport DataLayout
 from optimaltrees.search.engine._common cimport Cand, Node, Split1
 
 cimport cython
 
 
 @cython.final
-cdef class BitsetLayout:
-    cdef int n                             # instances
-    cdef int p                             # features
-    cdef int K                             # classes
-    cdef int min_leaf                      # smallest leaf allowed
-    cdef double cost                       # cost of one branching node
+cdef class BitsetLayout(DataLayout):
     cdef bint prune                        # the similarity bound is sound (no leaf-size limit)
-    cdef readonly int exact_depth          # deepest node solve_exact handles: 2 (by counting)
-    cdef public long long n_d2             # depth-two nodes counted
     cdef public long long n_derived_counts # ... of which as parent minus sibling
     cdef int words                         # 64-bit words per instance set
     cdef vector[uint64_t] feature_bits     # [f * words]: instances at feature f's high value
     cdef vector[uint64_t] class_bits       # [c * words]: instances of class c
     cdef vector[uint64_t] root_mask        # every instance
-    cdef vector[int32_t] root_counts       # class counts of the training set
     cdef vector[vector[uint64_t]] child_masks   # per level: left child's mask, then the right's
     cdef vector[vector[int32_t]] cnt_left  # per level: left child's class counts
     cdef vector[vector[int32_t]] cnt_right # per level: right child's class counts

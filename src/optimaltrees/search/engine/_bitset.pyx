@@ -19,23 +19,15 @@ cdef class BitsetLayout:
         """rank[f, i]: 0 or 1, instance i's value of feature f; y: labels
         0..K-1; random_words: (2, >= words) random integers for the set hashes."""
         cdef int f, i, lvl, W, levels = max(max_depth, 1) + 1
-        self.p = rank.shape[0]
-        self.n = rank.shape[1]
-        self.K = n_classes
-        self.min_leaf = min_leaf
-        self.cost = cost
+        self.init_sizes(rank.shape[1], rank.shape[0], n_classes, min_leaf, cost, 2, y)
         self.prune = min_leaf <= 1
-        self.exact_depth = 2
-        self.n_d2 = 0
         self.n_derived_counts = 0
         W = (self.n + 63) >> 6
         self.words = W
         self.feature_bits.assign(<size_t>self.p * W, 0)
         self.class_bits.assign(<size_t>self.K * W, 0)
         self.root_mask.assign(W, 0)
-        self.root_counts.assign(self.K, 0)
         for i in range(self.n):
-            self.root_counts[y[i]] += 1
             self.root_mask[i >> 6] |= (<uint64_t>1) << (i & 63)
             self.class_bits[<size_t>y[i] * W + (i >> 6)] |= (<uint64_t>1) << (i & 63)
             for f in range(self.p):
@@ -71,27 +63,15 @@ cdef class BitsetLayout:
         for i in range(W):
             self.rnd1[i] = <uint64_t>random_words[0, i] * 2 + 1
             self.rnd2[i] = <uint64_t>random_words[1, i]
-
-    @property
-    def p_features(self):
-        return self.p
-
-    @property
-    def n_instances(self):
-        return self.n
-
-    @property
-    def buffer_bytes(self):
-        """Bytes the layout's buffers hold (fixed once constructed)."""
-        return self.memory_bytes()
+        self.fixed_bytes = self.memory_bytes()
 
     cdef size_t memory_bytes(self) noexcept nogil:
-        cdef size_t b = 0, lvl
+        cdef size_t b = self.base_bytes(), lvl
         b += (self.feature_bits.capacity() + self.class_bits.capacity() + self.root_mask.capacity()
               + self.masked.capacity() + self.rnd1.capacity() + self.rnd2.capacity()) * sizeof(uint64_t)
         b += (self.archive_used.capacity() + self.archive_next.capacity()) * sizeof(int)
         b += (self.single_counts.capacity() + self.pair_counts.capacity() + self.parent_single.capacity()
-              + self.parent_pair.capacity() + self.root_counts.capacity()
+              + self.parent_pair.capacity()
               + self.cl.capacity()) * sizeof(int32_t)
         for lvl in range(self.child_masks.size()):
             b += self.child_masks[lvl].capacity() * sizeof(uint64_t)

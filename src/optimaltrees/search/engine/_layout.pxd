@@ -1,9 +1,10 @@
 # cython: language_level=3
 """The data layouts the search core is written over, as one fused type.
 
-Every layout is a final extension type with the same C methods (see
-``_sorted.pxd``; the core calls nothing else), so the core is compiled
-once per layout with direct calls and no layout branches.
+Every layout is a final extension type that extends ``DataLayout``
+(``_layout_base.pxd``: sizes, costs, class counts) with the same C methods
+(the core calls nothing else), so the core is compiled once per layout and
+never branches on which layout it runs over.
 
     init_root(root)                     the whole training set as a Node
     gini_split(node, f, &score, &pos)   feature f's best Gini split (pos: left size)

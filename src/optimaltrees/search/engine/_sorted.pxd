@@ -6,22 +6,15 @@ solver (D2Split) scores both children of a split in one scan."""
 from libc.stdint cimport int32_t, uint8_t, uint64_t
 from libcpp.vector cimport vector
 
+from optimaltrees.search.engine._layout_base cimport DataLayout
 from optimaltrees.search.engine._common cimport Cand, Elem, Node, Split1
 
 cimport cython
 
 
 @cython.final
-cdef class SortedLayout:
-    cdef int n                             # instances
-    cdef int p                             # features
-    cdef int K                             # classes
-    cdef int min_leaf                      # smallest leaf allowed
-    cdef double cost                       # cost of one branching node
-    cdef readonly int exact_depth          # deepest node solve_exact handles: 1 (depth one)
-    cdef public long long n_d2             # depth-two scans run
+cdef class SortedLayout(DataLayout):
     cdef vector[Elem] root                 # [f * n + k]: feature f's k-th instance in value order
-    cdef vector[int32_t] root_counts       # class counts of the training set
     cdef vector[vector[Elem]] children     # per level: left child's orders, then the right's
     cdef vector[vector[int32_t]] cnt_left  # per level: left child's class counts
     cdef vector[vector[int32_t]] cnt_right # per level: right child's class counts

@@ -42,13 +42,7 @@ cdef class SortedLayout:
         0..K-1; random_words: (2, >= n) random integers for the set hashes."""
         cdef int f, k, i, lvl, levels = max(max_depth, 1) + 1
         cdef Elem e
-        self.p = order.shape[0]
-        self.n = order.shape[1]
-        self.K = n_classes
-        self.min_leaf = min_leaf
-        self.cost = cost
-        self.exact_depth = 1
-        self.n_d2 = 0
+        self.init_sizes(order.shape[1], order.shape[0], n_classes, min_leaf, cost, 1, y)
         self.root.resize(<size_t>self.n * self.p)
         for f in range(self.p):
             for k in range(self.n):
@@ -57,9 +51,6 @@ cdef class SortedLayout:
                 e.rank = rank[f, i]
                 e.label = y[i]
                 self.root[<size_t>f * self.n + k] = e
-        self.root_counts.assign(self.K, 0)
-        for i in range(self.n):
-            self.root_counts[y[i]] += 1
         self.children.resize(levels)
         self.cnt_left.resize(levels)
         self.cnt_right.resize(levels)
@@ -79,24 +70,13 @@ cdef class SortedLayout:
         self.cl.resize(2 * self.K)
         if self.K > WIDE_CLASSES:
             self.class_hist.resize(2 * (<size_t>self.n + 1))
-
-    @property
-    def p_features(self):
-        return self.p
-
-    @property
-    def n_instances(self):
-        return self.n
-
-    @property
-    def buffer_bytes(self):
-        """Bytes the layout's buffers hold (fixed once constructed)."""
-        return self.memory_bytes()
+        self.fixed_bytes = self.memory_bytes()
 
     cdef size_t memory_bytes(self) noexcept nogil:
         cdef size_t b = 0, lvl
         b += (self.rnd1.capacity() + self.rnd2.capacity()) * sizeof(uint64_t)
-        b += (self.root_counts.capacity() + self.fql.capacity() + self.cl.capacity()
+        b += self.base_bytes()
+        b += (self.fql.capacity() + self.cl.capacity()
               + self.class_hist.capacity()) * sizeof(int32_t)
         b += self.root.capacity() * sizeof(Elem) + self.flag.capacity()
         for lvl in range(self.children.size()):
