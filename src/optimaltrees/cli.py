@@ -11,17 +11,45 @@ or a whitespace-separated table of numbers.  Run any command with --help.
 from __future__ import annotations
 
 import argparse
+import os
+import re
 import shlex
 import sys
 from pathlib import Path
 
-import numpy as np
+# Nothing heavy at the top: numpy, pandas, scikit-learn and the engine load
+# inside the commands, so that --help and --version answer at once
+# (tests/cli/test_cli_usability.py checks which modules --help loads).
 
 METHODS = ("tree", "sat", "diagram")
+COMMANDS = ("fit", "predict", "show", "bench")
 
 
 class CliError(Exception):
     """A problem the user can fix: printed as one line, exit code 1."""
+
+
+def version() -> str:
+    """This optimaltrees' version: the installed distribution's, else the package's own."""
+    try:
+        from importlib.metadata import version as dist_version
+
+        return dist_version("optimaltrees")
+    except Exception:      # not installed (run from a source tree)
+        import optimaltrees
+
+        return getattr(optimaltrees, "__version__", "unknown")
+
+
+class _VersionAction(argparse.Action):
+    """--version: print "optimaltrees X.Y.Z" and exit (the version is looked up only then)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"optimaltrees {version()}")
+        parser.exit()
 
 
 # ------------------------------------------------------------------ parsers
@@ -32,18 +60,24 @@ def _data_options(p: argparse.ArgumentParser, label_help: str) -> None:
     g.add_argument("--header", dest="header", action="store_true", default=None,
                    help="the first line holds column names (default: detected)")
     g.add_argument("--no-header", dest="header", action="store_false", help="the first line is data")
+    p.add_argument("--missing", nargs="*", metavar="TOKEN",
+                   help="the values that mean 'missing' (default: empty, ?, NA, NaN, null, N/A; a word such as "
+                        "none is a value); --missing alone: nothing is missing")
+    p.add_argument("--decimal", choices=(".", ","),
+                   help="decimal mark of the numbers (default: '.', and decimal commas such as 1,5 are "
+                        "detected in files not separated by commas)")
 
 
 def _fit_parser(sub) -> None:
     from optimaltrees.search.strategies import SCHEDULES, STRATEGIES
 
-    p = sub.add_parser("fit", help="learn a tree or diagram from a data file",
+    p = sub.add_parser("fit", help=_HELP["fit"],
                        description="Learn a model from DATA, print it with its training accuracy, proof "
                                    "status and gap, and optionally save it (--out) or draw it (--png).")
     p.add_argument("data", metavar="DATA", help="CSV or whitespace-separated data file")
     _data_options(p, "label column: name or index (negative counts from the end); default: a column "
                      "named y/label/class/target, else the first column of a whitespace file, else the last")
-    p.add_argument("--drop", nargs="+", default=[], metavar="COLUMN",
+    p.add_argument("--drop", nargs="+", action="extend", default=[], metavar="COLUMN",
                    help="columns that are not features (an identifier, a name)")
     p.add_argument("--method", choices=METHODS, default="tree",
                    help="tree: optimal tree of bounded depth (ConTree search, default); sat: smallest "
@@ -65,7 +99,7 @@ def _fit_parser(sub) -> None:
 
 
 def _predict_parser(sub) -> None:
-    p = sub.add_parser("predict", help="predict with a saved model",
+    p = sub.add_parser("predict", help=_HELP["predict"],
                        description="Print one prediction per row of DATA (or write them with --out). "
                                    "When DATA holds the label column too, also print the accuracy.")
     p.add_argument("model", metavar="MODEL", help="JSON file written by 'optimaltrees fit --out'")
@@ -78,7 +112,7 @@ def _predict_parser(sub) -> None:
 
 
 def _show_parser(sub) -> None:
-    p = sub.add_parser("show", help="print or draw a saved model",
+    p = sub.add_parser("show", help=_HELP["show"],
                        description="Print a saved model as text (default), as Graphviz DOT (--dot), or "
                                    "draw it with matplotlib (--png FILE; .png, .svg or .pdf).")
     p.add_argument("model", metavar="MODEL")
@@ -90,10 +124,11 @@ def _show_parser(sub) -> None:
 def _bench_parser(sub) -> None:
     from optimaltrees.bench import SUITES, suite_module
 
-    p = sub.add_parser("bench", help="run a benchmark suite against the peers (on Dask)",
+    p = sub.add_parser("bench", help=_HELP["bench"],
                        description="Run a named benchmark suite; every fit runs in its own process with "
                                    "its own time limit and memory cap, on a local Dask cluster or on "
-                                   "--scheduler. Writes a markdown report (and the raw .jsonl records).")
+                                   "--scheduler (cv: in a few worker processes that each keep the data). "
+                                   "Writes a markdown report (and the raw .jsonl records).")
     suites = p.add_subparsers(dest="suite", required=True, metavar="SUITE")
     for name in SUITES:
         module = suite_module(name)
@@ -107,26 +142,100 @@ def _bench_parser(sub) -> None:
         sp.add_argument("--scheduler", help="address of a running Dask scheduler (default: a local cluster)")
 
 
-def build_parser() -> argparse.ArgumentParser:
+_HELP = {"fit": "learn a tree or diagram from a data file", "predict": "predict with a saved model",
+         "show": "print or draw a saved model",
+         "bench": "run a benchmark suite: the papers' experiments, or a cross-validation sweep"}
+_BUILDERS = {"fit": _fit_parser, "predict": _predict_parser, "show": _show_parser, "bench": _bench_parser}
+
+
+def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
+    """The command line's parser.  With ``argv``, only the command it names
+    gets its options (building fit's and bench's imports the engine and the
+    suites); the others are listed by name and help, which is all that
+    ``optimaltrees --help`` shows."""
     ap = argparse.ArgumentParser(prog="optimaltrees", description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--version", action=_VersionAction, help="print the version and exit")
     sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    _fit_parser(sub)
-    _predict_parser(sub)
-    _show_parser(sub)
-    _bench_parser(sub)
+    named = None if argv is None else next((a for a in argv if not a.startswith("-")), "")
+    for name in COMMANDS:
+        if named is None or name == named:
+            _BUILDERS[name](sub)
+        else:
+            sub.add_parser(name, help=_HELP[name], add_help=False)
     return ap
+
+
+# ------------------------------------------------------------------ checks before any work
+
+#: what each estimator parameter is called on the command line
+FLAGS = {"max_depth": "--depth", "time_limit": "--time-limit", "search": "--strategy", "schedule": "--schedule",
+         "objective": "--objective", "skeleton": "--skeleton", "splits": "--splits", "alpha": "--alpha"}
+
+#: picture formats matplotlib writes (the extension of --png picks one)
+PICTURES = {"png", "svg", "pdf", "eps", "ps", "jpg", "jpeg", "tif", "tiff", "webp", "svgz", "pgf"}
+
+
+def flag_words(message: str) -> str:
+    """An estimator's message in the command line's words: ``max_depth`` ->
+    ``--depth``, ``objective='errors'`` -> ``--objective errors``, and
+    scikit-learn's "The 'max_depth' parameter of X must be ..." -> "--depth must be ..."."""
+    message = re.sub(r"The '(\w+)' parameter of \w+ must be (.*?)(?: or None)?\. Got",   # None: the flag left out
+                     lambda m: f"{FLAGS.get(m[1], repr(m[1]))} must be {m[2]}. Got", message)
+    message = re.sub(r"\b(\w+)=('?)([^',;:\s]*)\2",
+                     lambda m: f"{FLAGS[m[1]]} {m[3]}" if m[1] in FLAGS else m[0], message)
+    # plain Python names (only those with an underscore: "search" is also an English word)
+    return re.sub(r"\b(" + "|".join(n for n in FLAGS if "_" in n) + r")\b", lambda m: FLAGS[m[1]], message)
+
+
+def check_output(flag: str, path: str | None, *, picture: bool = False, make_parents: bool = False) -> None:
+    """Fail now, not after a long fit, when ``path`` cannot be written: a
+    folder, a missing or read-only parent folder, an unknown picture format,
+    or pictures without matplotlib.  ``make_parents``: missing parent folders
+    will be created (the benchmark reports), so only an existing one is checked."""
+    if path is None:
+        return
+    p = Path(path)
+    if not str(path).strip():
+        raise CliError(f"{flag}: give a file name")
+    if p.is_dir():
+        raise CliError(f"{flag} {path}: is a folder; give a file name")
+    parent = p.parent
+    if make_parents:
+        while not parent.exists() and parent != parent.parent:
+            parent = parent.parent
+    if not parent.exists():
+        raise CliError(f"{flag} {path}: no such folder {parent}")
+    if not parent.is_dir():
+        raise CliError(f"{flag} {path}: {parent} is not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise CliError(f"{flag} {path}: cannot write in the folder {parent}")
+    if p.exists() and not os.access(p, os.W_OK):
+        raise CliError(f"{flag} {path}: the file exists and is read-only")
+    if picture:
+        suffix = p.suffix.lower().lstrip(".")
+        if suffix not in PICTURES:
+            raise CliError(f"{flag} {path}: the picture format follows the extension; use .png, .svg or .pdf"
+                           + (f" (not .{suffix})" if suffix else ""))
+        import importlib.util
+
+        if importlib.util.find_spec("matplotlib") is None:
+            raise CliError(f"{flag} needs matplotlib; install it with: pip install 'optimaltrees[plot]'")
 
 
 # ------------------------------------------------------------------ commands
 
-def _read(path: str, label, header):
+def _read(path: str, label, header, args=None):
     from optimaltrees.data.tables import read_table
 
     try:
-        return read_table(path, label=label, header=header)
+        return read_table(path, label=label, header=header, missing=getattr(args, "missing", None),
+                          decimal=getattr(args, "decimal", None))
     except (FileNotFoundError, ValueError) as exc:
-        raise CliError(str(exc)) from None
+        message = str(exc)
+        if "has missing values" in message:
+            message += " (or name the tokens that mean missing with --missing; --missing alone: none)"
+        raise CliError(message) from None
 
 
 def _estimator(args):
@@ -152,7 +261,42 @@ def _inputs(method: str, table):
     return table.X if method == "sat" else table.numeric()
 
 
+def _warn(command: str, message: str) -> None:
+    print(f"optimaltrees {command}: warning: {message}", file=sys.stderr)
+
+
+def _warn_id_like(table) -> None:
+    """Say so when a text column looks like an identifier: one-hot encoded it
+    is as many features as rows, which makes the fit slow and its splits meaningless."""
+    for name, n in table.id_like_columns():
+        _warn("fit", f"column {name!r} has {n} different values in {len(table.X)} rows, like an identifier or "
+                     f"a name; as a feature it becomes {n} yes/no columns and slows the fit. If it is not a "
+                     f"feature, leave it out with --drop {shlex.quote(name)}")
+
+
+def _fit(model, X, y) -> None:
+    """model.fit, with its errors and warnings in the command line's words."""
+    import warnings
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            model.fit(X, y)
+        except (ValueError, TypeError) as exc:
+            raise CliError(flag_words(str(exc))) from None
+    seen = set()
+    for w in caught:
+        if issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning)):
+            continue        # for developers, not for the user of the command
+        text = flag_words(str(w.message))
+        if text not in seen:
+            seen.add(text)
+            _warn("fit", text)
+
+
 def _status_lines(model, X, y) -> list[str]:
+    import numpy as np
+
     pred = model.predict(X)
     acc = float(np.mean(pred == y))
     errors = int(np.sum(pred != y))
@@ -167,7 +311,7 @@ def _draw(model, path: str, X=None) -> None:
 
     try:
         save(plot_model(model, X), path)
-    except ValueError as exc:
+    except (ValueError, OSError) as exc:
         raise CliError(f"cannot write {path}: {exc}") from None
     print(f"picture written to {path}")
 
@@ -179,12 +323,20 @@ def _draw_trace(model, path: str) -> None:
     if not trace:
         raise CliError(f"this {type(model).__name__} has no anytime trace to draw")
     label = "objective" if model.summary_.method == "diagram" else "training error"
-    save(plot_trace(trace, error_label=label), path)
+    try:
+        save(plot_trace(trace, error_label=label), path)
+    except (ValueError, OSError) as exc:
+        raise CliError(f"cannot write {path}: {exc}") from None
     print(f"anytime curve written to {path}")
 
 
 def cmd_fit(args) -> int:
-    table = _read(args.data, args.label, args.header)
+    check_output("--out", args.out)
+    check_output("--png", args.png, picture=True)
+    check_output("--trace-png", args.trace_png, picture=True)
+    if args.trace_png and args.method == "sat":
+        raise CliError("--trace-png: the sat method keeps no anytime curve (tree and diagram do)")
+    table = _read(args.data, args.label, args.header, args)
     unknown = [c for c in args.drop if c not in table.X.columns]
     if unknown:
         raise CliError(f"--drop: no feature column named {', '.join(map(repr, unknown))}; the feature columns "
@@ -192,20 +344,21 @@ def cmd_fit(args) -> int:
     table.X = table.X.drop(columns=args.drop)
     if table.X.shape[1] == 0:
         raise CliError("--drop leaves no feature column")
+    _warn_id_like(table)
     model = _estimator(args)
     X = _inputs(args.method, table)
-    try:
-        model.fit(X, table.y)
-    except ValueError as exc:
-        raise CliError(str(exc)) from None
+    _fit(model, X, table.y)
     print(model.export_text())
     print("\n".join(_status_lines(model, X, table.y)))
     if args.out:
         from optimaltrees.io import save_model
 
         # what predict needs to read a file like this one, kept beside the model (not in it)
-        save_model(model, args.out,
-                   metadata={"label": table.label, "columns": [str(c) for c in table.X.columns]})
+        try:
+            save_model(model, args.out,
+                       metadata={"label": table.label, "columns": [str(c) for c in table.X.columns]})
+        except OSError as exc:
+            raise CliError(f"--out {args.out}: cannot write it ({exc.strerror or exc})") from None
         print(f"model saved to {args.out}")
     if args.png:
         _draw(model, args.png, X)
@@ -232,8 +385,11 @@ def _load(path: str):
 
 
 def cmd_predict(args) -> int:
+    import numpy as np
+
+    check_output("--out", args.out)
     model, trained_label, columns = _load(args.model)
-    table = _read(args.data, args.label, args.header)
+    table = _read(args.data, args.label, args.header, args)
     X = table.X
     truth = None
     n_in = model.n_features_in_
@@ -241,7 +397,7 @@ def cmd_predict(args) -> int:
         truth = table.y
     elif (len(X.columns) + 1 == (len(columns) if columns is not None else n_in)):
         # the reader took a feature for the label: the file has no label column
-        table = _read(args.data, False, args.header)
+        table = _read(args.data, False, args.header, args)
         X = table.X
     if columns is not None and set(columns) <= set(map(str, X.columns)):
         X = X[columns]
@@ -277,7 +433,10 @@ def cmd_predict(args) -> int:
     else:
         text = "\n".join(str(p) for p in pred) + "\n"
     if args.out:
-        Path(args.out).write_text(text)
+        try:
+            Path(args.out).write_text(text)
+        except OSError as exc:
+            raise CliError(f"--out {args.out}: cannot write it ({exc.strerror or exc})") from None
         print(f"{len(pred)} predictions written to {args.out}")
     else:
         sys.stdout.write(text)
@@ -292,6 +451,8 @@ def cmd_predict(args) -> int:
 
 
 def cmd_show(args) -> int:
+    check_output("--png", args.png, picture=True)
+    check_output("--trace-png", args.trace_png, picture=True)
     model = _load(args.model)[0]
     if args.dot:
         print(model.export_dot())
@@ -307,23 +468,24 @@ def cmd_show(args) -> int:
 def cmd_bench(args) -> int:
     from optimaltrees.bench import run_suite
 
+    check_output("--out", args.out, make_parents=True)
     try:
         out = run_suite(args.suite, args)
     except (FileNotFoundError, ValueError) as exc:
         raise CliError(str(exc)) from None
-    print(f"report written to {out}")
+    print(f"report written to {out.resolve()}")
     return 0
 
 
-COMMANDS = {"fit": cmd_fit, "predict": cmd_predict, "show": cmd_show, "bench": cmd_bench}
+RUN = {"fit": cmd_fit, "predict": cmd_predict, "show": cmd_show, "bench": cmd_bench}
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
-    args = build_parser().parse_args(argv)
+    args = build_parser(argv).parse_args(argv)
     args.command_line = "optimaltrees " + " ".join(shlex.quote(a) for a in argv)
     try:
-        return COMMANDS[args.command](args)
+        return RUN[args.command](args)
     except CliError as exc:
         print(f"optimaltrees {args.command}: error: {exc}", file=sys.stderr)
         return 1

@@ -183,7 +183,7 @@ def test_fit_sat_and_diagram_on_categorical_data(tmp_path, categorical_csv, caps
 @pytest.mark.parametrize("argv, message", [
     (["fit", "nope.csv"], "no such data file: nope.csv"),
     (["fit", "{data}", "--label", "zz"], "no column named 'zz'"),
-    (["fit", "{data}", "--depth", "-1"], "max_depth"),
+    (["fit", "{data}", "--depth", "-1"], "--depth must be an int in the range [0, "),
     (["fit", "{data}", "--method", "diagram", "--skeleton", "1,x"], "--skeleton must be"),
     (["predict", "nope.json", "{data}"], "no such model file"),
     (["fit", "{data}", "--drop", "zz"], "--drop: no feature column named 'zz'"),

@@ -2,7 +2,9 @@
 
 Each suite module (``optimaltrees.bench.suites.NAME``) says which fits to
 run (``plan``) and how to report them (``report``); :func:`run_suite` runs
-the fits (each in its own process, :mod:`optimaltrees.bench.runner`), keeps
+the fits (each in its own process, :mod:`optimaltrees.bench.runner`; a suite
+with a ``run_local`` runs them its own way unless a scheduler is given, and
+one with a ``progress`` writes its own progress lines), keeps
 every record in ``OUT.jsonl`` and rewrites the markdown report ``OUT`` as
 results arrive, so an interrupted suite still leaves a partial report.
 """
@@ -37,12 +39,20 @@ def run_suite(name: str, args) -> Path:
             records.append(rec)
             sink.write(json.dumps(rec) + "\n")
             sink.flush()
-            print(f"[{len(records)}/{len(jobs)}] " + " ".join(f"{k}={v}" for k, v in rec.items()
-                  if k in ("dataset", "depth", "seed", "skeleton", "method", "lib", "config", "status", "seconds")),
-                  file=sys.stderr, flush=True)
+            if hasattr(suite, "progress"):
+                line = suite.progress(rec, len(records), len(jobs), args)
+            else:
+                line = f"[{len(records)}/{len(jobs)}] " + " ".join(
+                    f"{k}={v}" for k, v in rec.items()
+                    if k in ("dataset", "depth", "seed", "skeleton", "method", "lib", "config", "status", "seconds"))
+            print(line, file=sys.stderr, flush=True)
             if len(records) % max(1, getattr(args, "report_every", 1)) == 0:
                 out.write_text(suite.report(records, args, out.parent))
 
-        run_jobs(jobs, scheduler=args.scheduler, workers=args.workers, on_record=on_record)
+        if hasattr(suite, "run_local") and not args.scheduler:
+            args.runs_on = f"{args.workers} local worker process(es)"
+            suite.run_local(args, jobs, on_record)
+        else:
+            run_jobs(jobs, scheduler=args.scheduler, workers=args.workers, on_record=on_record)
     out.write_text(suite.report(records, args, out.parent))
     return out

@@ -38,7 +38,8 @@ def geo_mean(values) -> float | None:
 
 def machine_block(args) -> str:
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    where = getattr(args, "scheduler", None) or f"local Dask cluster, {getattr(args, 'workers', 1)} worker(s)"
+    where = (getattr(args, "runs_on", None) or getattr(args, "scheduler", None)
+             or f"local Dask cluster, {getattr(args, 'workers', 1)} worker(s)")
     return (f"Command: `{getattr(args, 'command_line', '')}`  \n"
             f"Machine: {os.cpu_count()} cpus, {platform.machine()}, Python {platform.python_version()}; "
             f"load {load:.2f} at the end; {where}; {time.strftime('%Y-%m-%d %H:%M')}")

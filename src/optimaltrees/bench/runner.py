@@ -158,3 +158,128 @@ def run_jobs(jobs: Iterable[Job], *, scheduler: str | None = None, workers: int 
         client.close()
         if cluster is not None:
             cluster.close()
+
+
+# ------------------------------------------------------------------ persistent local workers
+
+def _serve(conn, memory_mb: int | None) -> None:
+    """A worker of :func:`run_jobs_in_workers`: run (index, fit, params) messages until None."""
+    if os.name == "posix":
+        os.setsid()          # its own session: a kill also reaches anything a fit starts
+    _limit_memory(memory_mb)()
+    from optimaltrees.bench.worker import _clean, resolve, stdout_to_stderr
+
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError, KeyboardInterrupt):
+            return
+        if message is None:
+            return
+        index, fit, params = message
+        record: dict = {"status": "ok"}
+        try:
+            with stdout_to_stderr():
+                record.update(resolve(fit)(**params))
+        except Exception as exc:   # a failing fit is a record, and the worker goes on
+            record.update(status="failed", message=f"{type(exc).__name__}: {exc}")
+        conn.send((index, _clean(record)))
+
+
+def run_jobs_in_workers(jobs: Iterable[Job], *, workers: int = 1,
+                        on_record: Callable[[dict], None] | None = None) -> list[dict]:
+    """Run every job in one of ``workers`` local processes that live for the
+    whole run, as scikit-learn's cross-validation does: the imports, and
+    whatever the fit functions cache (a suite's data, read once), are paid
+    once per worker, and on a fork platform once for all (the workers are
+    forked from this process).  Each job keeps its limits: a job without an
+    answer by its time limit + grace is killed with its worker (which is
+    replaced) and recorded as killed; a worker that dies is recorded as
+    crashed; ``Job.memory_mb`` caps each worker.  Jobs with a ``path`` are
+    not supported (use :func:`run_jobs`).  Returns the records in job order."""
+    import multiprocessing
+    import time
+    from collections import deque
+    from multiprocessing.connection import wait
+
+    jobs = list(jobs)
+    if any(job.path is not None for job in jobs):
+        raise ValueError("run_jobs_in_workers runs this optimaltrees only (a job has a path)")
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    memory = max((job.memory_mb for job in jobs if job.memory_mb is not None), default=None)
+    records: list[dict | None] = [None] * len(jobs)
+    todo = deque(range(len(jobs)))
+    slots: list[dict] = []
+
+    def start() -> dict:
+        mine, theirs = ctx.Pipe()
+        proc = ctx.Process(target=_serve, args=(theirs, memory), name="optimaltrees-bench-worker")
+        proc.start()
+        theirs.close()
+        return {"proc": proc, "conn": mine, "job": None, "deadline": None}
+
+    def stop(slot: dict) -> None:
+        proc = slot["proc"]
+        try:
+            os.killpg(proc.pid, signal.SIGKILL) if os.name == "posix" else proc.kill()
+        except (ProcessLookupError, PermissionError):
+            proc.kill()
+        proc.join()
+        slot["conn"].close()
+
+    def done(index: int, rec: dict) -> None:
+        job = jobs[index]
+        records[index] = dict(job.key, fit=job.fit, **rec)
+        if on_record is not None:
+            on_record(records[index])
+
+    try:
+        slots = [start() for _ in range(max(1, min(int(workers), len(jobs))))]
+        while todo or any(s["job"] is not None for s in slots):
+            now = time.monotonic()
+            for s in slots:
+                if s["job"] is None and todo:
+                    index = todo.popleft()
+                    job = jobs[index]
+                    s["conn"].send((index, job.fit, job.params))
+                    s["job"] = index
+                    s["deadline"] = None if job.time_limit is None else now + job.time_limit + job.grace
+            busy = [s for s in slots if s["job"] is not None]
+            deadlines = [s["deadline"] for s in busy if s["deadline"] is not None]
+            timeout = max(0.0, min(deadlines) - now) if deadlines else None
+            ready = wait([s["conn"] for s in busy], timeout)
+            now = time.monotonic()
+            for k, s in enumerate(slots):
+                if s["job"] is None:
+                    continue
+                index = s["job"]
+                if s["conn"] in ready:
+                    try:
+                        got, rec = s["conn"].recv()
+                    except (EOFError, OSError):    # the worker died: out of memory, a crash in C code
+                        s["proc"].join(timeout=5)
+                        code = s["proc"].exitcode
+                        stop(s)
+                        slots[k] = start()
+                        done(index, {"status": "crashed", "message": f"the worker died (exit code {code})"})
+                        continue
+                    s["job"] = None
+                    done(got, rec)
+                elif s["deadline"] is not None and now >= s["deadline"]:
+                    job = jobs[index]
+                    stop(s)
+                    slots[k] = start()
+                    done(index, {"status": "killed", "message": f"no answer within "
+                                 f"{job.time_limit + job.grace:g} s (time limit + grace)"})
+        for s in slots:          # a clean goodbye
+            try:
+                s["conn"].send(None)
+            except OSError:
+                pass
+            s["proc"].join(timeout=10)
+    finally:
+        for s in slots:
+            if s["proc"].is_alive():
+                stop(s)
+    return [r for r in records if r is not None]

@@ -4,26 +4,43 @@ Used by the command line and the benchmark suites, so that a user's file and
 the bundled ones are read by the same rules:
 
 * separator: comma, semicolon or tab when the first line has one, else runs
-  of whitespace;
+  of whitespace; lines starting with ``#`` and blank lines are skipped;
 * header: detected (no value of the first line reappears in its column below
   it, and one of them is not a number), or forced with ``header=True/False``;
 * label: a column name or index (negative counts from the end); by default a
   column called y / label / class / target, else the first column of a
   whitespace file (the CP4IM and ConTree files), else the last column;
 * every other column stays numeric when all its values parse as numbers, and
-  becomes categorical (strings) when most do not.  Missing values and a stray
-  word in a numeric column are errors that name the line and the column.
+  becomes categorical (strings) when most do not.  A column of decimal
+  commas (``1,5``) is numeric too when the separator is not a comma
+  (``decimal=","`` forces that reading, ``decimal="."`` turns it off);
+* missing values are the tokens of :data:`MISSING` (empty, ``?``, ``NA``,
+  ``NaN``, ``null``, ``N/A``; never a word such as ``none``, which is a
+  category value) or the ones given as ``missing``.  Missing values and a
+  stray word in a numeric column are errors that name the line and the
+  column, as is a row with another number of values than the first line.
+
+The file is parsed by pandas; the rules above are checked on its result, and
+only a file with an error is looked at line by line (to name the line).
 """
 from __future__ import annotations
 
 import csv
+import io
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-_MISSING = {"", "?", "na", "nan", "null", "none", "n/a"}
+#: the tokens that mean "missing" unless the caller gives its own
+MISSING = frozenset({"", "?"} | {v for base in ("na", "nan", "null", "n/a")
+                                 for v in (base, base.upper(), base.title())} | {"NaN", "#N/A", "<NA>"})
 _LABEL_NAMES = ("y", "label", "class", "target")
+_HEAD_ROWS = 200                     # rows the header detection looks at
+_DECIMAL_COMMA = re.compile(r"^[+-]?(\d+,\d*|,\d+)([eE][+-]?\d+)?$")
+_COMMENT_LINE = re.compile(r"^[ \t]*#.*$", re.M)   # (pandas itself skips blank and whitespace-only lines)
+_EXTRA = "__extra__"                 # the column that catches a row's values beyond the first line's
 
 
 @dataclass
@@ -38,11 +55,29 @@ class Table:
     def feature_names(self) -> list[str]:
         return [str(c) for c in self.X.columns]
 
+    def categorical_columns(self) -> list[str]:
+        """The columns that :meth:`numeric` one-hot encodes."""
+        import pandas as pd
+
+        return [c for c in self.X.columns if not pd.api.types.is_numeric_dtype(self.X[c])]
+
+    def id_like_columns(self, share: float = 0.5, minimum: int = 20) -> list[tuple[str, int]]:
+        """(name, distinct values) of each categorical column whose values are
+        nearly all distinct: more than ``share`` of the rows and more than
+        ``minimum`` values.  Such a column is most likely an identifier or a
+        name; one-hot encoded it becomes that many features."""
+        out = []
+        for c in self.categorical_columns():
+            n = int(self.X[c].nunique())
+            if n > minimum and n > share * len(self.X):
+                out.append((str(c), n))
+        return out
+
     def numeric(self) -> "object":
         """Features as numbers: categorical columns one-hot encoded ("col=value")."""
         import pandas as pd
 
-        cat = [c for c in self.X.columns if not pd.api.types.is_numeric_dtype(self.X[c])]
+        cat = self.categorical_columns()
         if not cat:
             return self.X
         return pd.get_dummies(self.X, columns=cat, prefix_sep="=", dtype=float)
@@ -70,7 +105,7 @@ def _split(line: str, sep: str | None) -> list[str]:
 
 
 def _has_header(rows: list[list[str]]) -> bool:
-    first, rest = rows[0], rows[1:200]
+    first, rest = rows[0], rows[1:_HEAD_ROWS]
     if all(_is_number(v) for v in first):
         return False
     if not rest:      # one line with words in it: a header without data, not a data row
@@ -81,53 +116,132 @@ def _has_header(rows: list[list[str]]) -> bool:
     return True
 
 
-def read_table(path: str | Path, label: str | int | bool | None = None, header: bool | None = None) -> Table:
+def _first_lines(text: str, count: int) -> list[tuple[int, str, int]]:
+    """(line number, line, offset just past it) of the first ``count`` lines
+    with content, skipping blank and comment lines, without splitting the rest."""
+    out, start, number = [], 0, 0
+    while start < len(text) and len(out) < count:
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        number += 1
+        line = text[start:end]
+        if line.strip() and not line.lstrip().startswith("#"):
+            out.append((number, line, end + 1))
+        start = end + 1
+    return out
+
+
+def read_table(path: str | Path, label: str | int | bool | None = None, header: bool | None = None, *,
+               missing=None, decimal: str | None = None) -> Table:
     """Read ``path`` into features and labels (see the module docstring);
-    ``label=False``: the file has no label column."""
+    ``label=False``: the file has no label column.  ``missing``: the tokens
+    that mean a missing value (default :data:`MISSING`); ``decimal``: ``","``
+    or ``"."`` for every numeric column, None to detect decimal commas."""
     import pandas as pd
 
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"no such data file: {path}")
+    if decimal not in (None, ".", ","):
+        raise ValueError(f"decimal must be '.' or ',', got {decimal!r}")
+    missing = MISSING if missing is None else frozenset(str(m).strip() for m in missing)
     text = path.read_text(encoding="utf-8-sig", errors="replace")
-    lines = [(i + 1, ln) for i, ln in enumerate(text.splitlines()) if ln.strip() and not ln.lstrip().startswith("#")]
-    if not lines:
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    head = _first_lines(text, _HEAD_ROWS + 1)
+    if not head:
         raise ValueError(f"{path}: the file has no data rows")
-    sep = _separator(lines[0][1])
-    rows = [_split(ln, sep) for _, ln in lines]
-    numbers = [n for n, _ in lines]
+    sep = _separator(head[0][1])
+    rows = [_split(ln, sep) for _, ln, _ in head]
     if header is None:
         header = _has_header(rows)
     names = rows[0] if header else [f"x{j}" for j in range(len(rows[0]))]
-    if header:
-        rows, numbers = rows[1:], numbers[1:]
-    if not rows:
-        raise ValueError(f"{path}: the file has a header but no data rows")
     width = len(names)
-    for n, r in zip(numbers, rows):
-        if len(r) != width:
-            raise ValueError(f"{path}, line {n}: {len(r)} values, but the first line has {width}")
+    # the rows: everything after the header line (or the whole file), one pandas call
+    first_line, offset = (head[0][0] + 1, head[0][2]) if header else (1, 0)
+    body = text[offset:] if header else text
+    if header and len(head) == 1:
+        raise ValueError(f"{path}: the file has a header but no data rows")
+    if "#" in body and _COMMENT_LINE.search(body):
+        body = _COMMENT_LINE.sub("", body)      # blank now: pandas skips the line, numbering is kept
+    split_lines = None
+
+    def data_lines() -> tuple[np.ndarray, list[str]]:
+        """(line number, text) of every data row, as pandas reads them: computed on an error only."""
+        nonlocal split_lines
+        if split_lines is None:
+            found = [(first_line + i, ln) for i, ln in enumerate(body.split("\n")) if ln.strip()]
+            split_lines = (np.array([n for n, _ in found], dtype=np.int64), [ln for _, ln in found])
+        return split_lines
+
+    def line_of(rows_) -> np.ndarray:
+        return data_lines()[0][rows_]
+
+    # "" is always missing to pandas, so that a row with fewer values shows as a missing last value
+    # (a file whose user says "" is a value gets its empty cells back below)
+    na = sorted(missing | {""})
+    columns = list(range(width)) + [_EXTRA]
+    options = dict(sep=sep if sep else r"\s+", header=None, names=columns, index_col=False,
+                   na_values={k: na for k in columns}, keep_default_na=False,
+                   skipinitialspace=True, skip_blank_lines=True, engine="c", low_memory=False,
+                   quoting=csv.QUOTE_MINIMAL if sep else csv.QUOTE_NONE, dtype={_EXTRA: object})
+    try:
+        df = pd.read_csv(io.StringIO(body), **options)
+        bools = [k for k in range(width) if pd.api.types.is_bool_dtype(df[k])]
+        if bools:   # pandas reads true/false words as booleans: keep them as the words they are
+            df = pd.read_csv(io.StringIO(body), **dict(options, dtype={_EXTRA: object, **{k: str for k in bools}}))
+    except pd.errors.ParserError as exc:
+        _check_widths(*data_lines(), sep, width, path)      # names the first bad line
+        raise ValueError(f"{path}: cannot be read as a table ({exc})") from None
+    except pd.errors.EmptyDataError:
+        df = pd.DataFrame(columns=columns)
+    if len(df) == 0:
+        raise ValueError(f"{path}: the file has a header but no data rows" if header
+                         else f"{path}: the file has no data rows")
+    # rows with another number of values: more fill the extra column (or end in a separator),
+    # fewer leave the last column empty; those rows (only) are split here to say which
+    suspects = df[_EXTRA].notna().to_numpy() | df[width - 1].isna().to_numpy()
+    if sep and ((sep + "\n") in body or body[-64:].rstrip(" \t\n").endswith(sep)):
+        numbers, texts = data_lines()
+        suspects |= np.array([t.rstrip(" \t").endswith(sep) for t in texts])
+    if suspects.any():
+        numbers, texts = data_lines()
+        rows_ = np.flatnonzero(suspects)
+        _check_widths(numbers[rows_], [texts[i] for i in rows_], sep, width, path)
     if len(set(names)) != width:
         raise ValueError(f"{path}: the header repeats a column name")
     j = -1 if label is False else _label_index(label, names, header, sep, path)
     cols = {}
     for k, name in enumerate(names):
-        values = [r[k] for r in rows]
-        missing = [n for n, v in zip(numbers, values) if v.lower() in _MISSING]
-        if missing:
-            raise ValueError(f"{path}: column {name!r} has missing values (line {missing[0]}"
-                             f"{f' and {len(missing) - 1} more' if len(missing) > 1 else ''}); "
+        col = df[k]
+        where = np.flatnonzero(col.isna().to_numpy())
+        if len(where) and "" not in missing:    # empty cells are values; only the tokens are missing
+            texts = data_lines()[1]
+            raw = [_split(texts[i], sep)[k] for i in where]
+            tokens = [i for i, v in zip(where, raw) if v in missing]
+            col = col.astype(object)
+            col.iloc[where] = raw
+            where = np.array(tokens, dtype=np.int64)
+        if len(where):
+            raise ValueError(f"{path}: column {name!r} has missing values (line {line_of(where[:1])[0]}"
+                             f"{f' and {len(where) - 1} more' if len(where) > 1 else ''}); "
                              "fill or drop them first")
-        parsed = [_is_number(v) for v in values]
-        if all(parsed):
-            cols[name] = np.array([float(v) for v in values])
-        elif sum(parsed) > 0.9 * len(values) and k != j:
-            bad = next(n for n, ok in zip(numbers, parsed) if not ok)
-            word = values[parsed.index(False)]
-            raise ValueError(f"{path}, line {bad}: {word!r} in column {name!r}, whose other values are "
-                             "numbers")
+        if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
+            cols[name] = col.to_numpy(dtype=np.float64)
+            continue
+        # text: decide on the distinct values (few, in a categorical column), then spread to the rows
+        codes, uniques = pd.factorize(col)
+        uniques = np.array([str(u).strip() for u in uniques], dtype=object)
+        numbers = _as_numbers(pd.Series(uniques, dtype=object), sep, decimal).to_numpy(dtype=np.float64)
+        parsed = ~np.isnan(numbers)[codes]
+        if parsed.all():
+            cols[name] = numbers[codes]
+        elif parsed.sum() > 0.9 * len(parsed) and k != j:
+            bad = int(np.flatnonzero(~parsed)[0])
+            raise ValueError(f"{path}, line {line_of([bad])[0]}: {uniques[codes[bad]]!r} in column {name!r}, "
+                             "whose other values are numbers")
         else:
-            cols[name] = np.array(values, dtype=object)
+            cols[name] = uniques[codes]
     if j < 0:     # label=False: every column is a feature (data to predict)
         return Table(pd.DataFrame(cols), None, None, str(path), named=header)
     y = cols.pop(names[j])
@@ -136,6 +250,31 @@ def read_table(path: str | Path, label: str | int | bool | None = None, header: 
     if not cols:
         raise ValueError(f"{path}: no feature columns besides the label {names[j]!r}")
     return Table(pd.DataFrame(cols), y, names[j], str(path), named=header)
+
+
+def _as_numbers(values, sep, decimal):
+    """The column's values as numbers (NaN where one does not parse); decimal
+    commas count when ``decimal`` is ",", or when it is None, the separator is
+    not a comma and every value with a comma has the form of one."""
+    import pandas as pd
+
+    numbers = pd.to_numeric(values, errors="coerce")
+    if decimal == "." or (decimal is None and sep == ","):
+        return numbers
+    comma = values.str.contains(",", regex=False).to_numpy()
+    if not comma.any():
+        return numbers
+    if decimal is None and not values[comma].str.fullmatch(_DECIMAL_COMMA).all():
+        return numbers
+    return pd.to_numeric(values.str.replace(",", ".", regex=False), errors="coerce")
+
+
+def _check_widths(numbers, texts: list[str], sep, width: int, path) -> None:
+    """Raise for the first of these rows (line numbers, texts) whose number of values is not ``width``."""
+    for number, line in zip(numbers, texts):
+        n = len(_split(line, sep))
+        if n != width:
+            raise ValueError(f"{path}, line {number}: {n} values, but the first line has {width}")
 
 
 def _label_index(label, names: list[str], header: bool, sep, path) -> int:

@@ -1,0 +1,119 @@
+"""The table reader (pandas underneath): which tokens are missing, decimal
+commas, line numbers in its errors, and the same numbers as np.loadtxt on
+the bundled benchmark files."""
+from __future__ import annotations
+
+import lzma
+
+import numpy as np
+import pytest
+
+from conftest import dataset_path
+from optimaltrees.data.tables import MISSING, read_table
+
+
+def _write(path, text):
+    path.write_text(text)
+    return path
+
+
+def test_none_is_a_value_and_question_mark_is_missing(tmp_path):
+    t = read_table(_write(tmp_path / "a.csv", "credit,y\nnone,0\nall paid,1\nnone,1\n"))
+    assert list(t.X["credit"]) == ["none", "all paid", "none"]
+    assert "none" not in MISSING and "?" in MISSING and "" in MISSING and "NA" in MISSING
+    with pytest.raises(ValueError, match=r"column 'credit' has missing values \(line 3\)"):
+        read_table(_write(tmp_path / "b.csv", "credit,y\nnone,0\n?,1\n"))
+    # the caller decides: nothing missing, or its own tokens
+    t = read_table(tmp_path / "b.csv", missing=[])
+    assert list(t.X["credit"]) == ["none", "?"]
+    with pytest.raises(ValueError, match=r"missing values \(line 2 and 1 more\)"):
+        read_table(tmp_path / "a.csv", missing=["none"])
+
+
+@pytest.mark.parametrize("token", ["", "?", "NA", "nan", "NaN", "null", "N/A"])
+def test_missing_tokens_in_a_numeric_column(tmp_path, token):
+    with pytest.raises(ValueError, match=r"column 'b' has missing values \(line 4\)"):
+        read_table(_write(tmp_path / "m.csv", f"a,b,y\n1,2,0\n2,3,1\n3,{token},1\n"))
+
+
+def test_decimal_commas(tmp_path):
+    t = read_table(_write(tmp_path / "eu.csv", "w;h;y\n1,5;2;a\n-0,25;3;b\n2;1,0e3;a\n"))
+    assert t.X["w"].tolist() == [1.5, -0.25, 2.0] and t.X["h"].tolist() == [2.0, 3.0, 1000.0]
+    # text with commas is not a number
+    t = read_table(_write(tmp_path / "t.csv", "w;y\n1,5;a\nx, y;b\n"))
+    assert t.X["w"].tolist() == ["1,5", "x, y"]
+    # comma-separated: a quoted "1,5" is read as a number only when asked
+    path = _write(tmp_path / "q.csv", 'w,y\n"1,5",a\n"2,5",b\n')
+    assert read_table(path).X["w"].tolist() == ["1,5", "2,5"]
+    assert read_table(path, decimal=",").X["w"].tolist() == [1.5, 2.5]
+    assert read_table(tmp_path / "eu.csv", decimal=".").X["w"].tolist() == ["1,5", "-0,25", "2"]
+
+
+def test_line_numbers_count_comments_and_blank_lines(tmp_path):
+    text = "# a comment\na,b,y\n\n1,2,0\n   \n# another\n3,4,1\n5,6\n"
+    with pytest.raises(ValueError, match=r"line 8: 2 values, but the first line has 3"):
+        read_table(_write(tmp_path / "w.csv", text))
+    with pytest.raises(ValueError, match=r"line 5: 4 values, but the first line has 3"):
+        read_table(_write(tmp_path / "x.csv", "a,b,y\n1,2,0\n3,4,1\n\n5,6,7,1\n"))
+    with pytest.raises(ValueError, match=r"line 4: 4 values"):     # a trailing separator is a value too
+        read_table(_write(tmp_path / "z.csv", "a,b,y\n1,2,0\n3,4,1\n5,6,1,\n"))
+    t = read_table(_write(tmp_path / "ok.csv", "# c\n\na,b,y\n1,2,0\n# c\n\n3,4,1\n"))
+    assert t.X.shape == (2, 2) and list(t.y) == [0, 1]
+
+
+def test_true_false_stay_words_and_numbers_stay_float(tmp_path):
+    t = read_table(_write(tmp_path / "b.csv", "flag,n,y\nTrue,1,yes\nfalse,2,no\n"))
+    assert t.X["flag"].tolist() == ["True", "false"] and t.X["n"].dtype == np.float64
+    assert list(t.y) == ["yes", "no"]
+
+
+def test_whitespace_file_with_leading_spaces(tmp_path):
+    t = read_table(_write(tmp_path / "w.txt", "  1 0.5   2\n 0 1.5 3\n\n1  2.5 4\n"))
+    assert t.label == "x0" and list(t.y) == [1, 0, 1] and t.X.to_numpy().tolist() == [[0.5, 2], [1.5, 3], [2.5, 4]]
+
+
+def test_id_like_columns(tmp_path):
+    rows = "\n".join(f"p{i},{'ab'[i % 2]},{i % 3},{i % 2}" for i in range(40))
+    t = read_table(_write(tmp_path / "ids.csv", "name,kind,n,y\n" + rows + "\n"))
+    assert t.id_like_columns() == [("name", 40)]          # kind has 2 values, n is a number
+
+
+@pytest.mark.parametrize("kind, name", [("continuous/train", "page"), ("continuous/train", "magic"),
+                                        ("binary", "anneal")])
+def test_same_numbers_as_loadtxt(tmp_path, kind, name):
+    src = dataset_path(kind, f"{name}.txt")
+    path = tmp_path / f"{name}.txt"
+    path.write_bytes(lzma.decompress(src.read_bytes()))
+    data = np.loadtxt(path)
+    t = read_table(path)
+    np.testing.assert_array_equal(t.X.to_numpy(), data[:, 1:])
+    np.testing.assert_array_equal(t.y, data[:, 0].astype(np.int64))
+    assert t.y.dtype == np.int64 and all(t.X[c].dtype == np.float64 for c in t.X.columns)
+
+
+@pytest.mark.parametrize("name", ["zoo", "monk1", "car"])
+def test_csv_files_as_pandas_reads_them(tmp_path, name):
+    import pandas as pd
+
+    path = tmp_path / f"{name}.csv"
+    path.write_bytes(lzma.decompress(dataset_path("categorical", f"{name}.csv").read_bytes()))
+    t = read_table(path)
+    ref = pd.read_csv(path, encoding="utf-8-sig")
+    assert t.label == ref.columns[-1] and t.feature_names == list(ref.columns[:-1])
+    np.testing.assert_array_equal(t.y, ref.iloc[:, -1].to_numpy())
+    for c in t.feature_names:
+        assert t.X[c].tolist() == ref[c].tolist(), c
+    if name == "zoo":     # one row per animal: its name is an identifier, not a feature
+        assert t.id_like_columns() == [("animal_name", ref["animal_name"].nunique())]
+    else:
+        assert t.id_like_columns() == []
+
+
+def test_empty_cells_are_values_when_empty_is_not_missing(tmp_path):
+    t = read_table(_write(tmp_path / "e.csv", "a,b,y\n1,,0\n2,x,1\n3,,1\n"), missing=["?"])
+    assert t.X["b"].tolist() == ["", "x", ""]
+    with pytest.raises(ValueError, match=r"column 'b' has missing values \(line 3\)"):
+        read_table(_write(tmp_path / "f.csv", "a,b,y\n1,,0\n2,?,1\n"), missing=["?"])
+    # a short row is still a short row, not an empty last value
+    with pytest.raises(ValueError, match=r"line 3: 2 values, but the first line has 3"):
+        read_table(_write(tmp_path / "g.csv", "a,b,y\n1,2,0\n3,4\n"), missing=[])
