@@ -25,6 +25,8 @@ from typing import Sequence
 
 import numpy as np
 
+from optimaltrees.data.thresholds import format_threshold
+
 _TOL = 1e-7   # solver feasibility slack allowed on either side of a hyperplane
 
 
@@ -143,9 +145,63 @@ class DecisionDiagram:
             live = live[node[live] < self.n_nodes]
         return flows
 
+    def _cut(self, u: int, j: int, increasing: bool, guess: float) -> float | None:
+        """The float where node u's decision on feature j (its only one) flips,
+        found with the node's own rule (:meth:`_side`), so text built on it
+        routes every value exactly as :meth:`predict`: with ``increasing``
+        the smallest x sent to the positive side, else the largest; None when
+        no finite x is (the side never changes).  Decisions are monotone in x
+        (rounding is), so a bisection over the ordered floats finds it;
+        ``guess`` (the threshold in original units) is tried first."""
+        nodes = np.array([u], dtype=np.intp)
+
+        def positive(x: float) -> bool:
+            row = np.zeros((1, self.n_features))
+            row[0, j] = x
+            with np.errstate(all="ignore"):
+                return bool(self._side(nodes, self.scale_input(row))[0])
+
+        def key(x: float) -> int:        # floats in order as integers (-0.0 and 0.0 both 0)
+            bits = int(np.float64(x).view(np.int64))
+            return bits if bits >= 0 else -(bits & 0x7FFF_FFFF_FFFF_FFFF)
+
+        def value(k: int) -> float:
+            x = float(np.int64(abs(k)).view(np.float64))
+            return -x if k < 0 else x
+
+        def holds(k: int) -> bool:       # the side of large x: positive if increasing, else negative
+            return positive(value(k)) == increasing
+
+        if np.isfinite(guess):           # usually exact: one test on each side of it
+            k = key(guess)
+            if increasing and holds(k) and not holds(k - 1):
+                return guess
+            if not increasing and not holds(k) and holds(k + 1):
+                return guess
+        big = float(np.finfo(np.float64).max)
+        lo, hi = key(-big), key(big)
+        if holds(lo) or not holds(hi):   # the same side for every finite value
+            return None
+        while hi - lo > 1:               # holds(lo) is False, holds(hi) is True
+            mid = (lo + hi) // 2
+            if holds(mid):
+                hi = mid
+            else:
+                lo = mid
+        return value(hi) if increasing else value(lo)
+
     def split_text(self, u: int, feature_names: Sequence[str] | None = None,
                    decimals: int = 4) -> tuple[str, str]:
-        """(negative, positive) conditions of node u in the original feature units."""
+        """(negative, positive) conditions of node u in the original feature units.
+
+        A one-feature test prints the exact float where the node's own rule
+        flips (:func:`~optimaltrees.model.export.format_threshold`), so
+        ``x >= 107.5`` in the text sends every value where :meth:`predict`
+        does; ``decimals`` does not round it.  A hyperplane (several
+        features) prints its coefficients and right-hand side to
+        ``decimals`` significant digits: an approximation of the rule (its
+        arithmetic on scaled features cannot be written exactly in the
+        original units)."""
         name = (lambda j: str(feature_names[j])) if feature_names is not None else (lambda j: f"x[{j}]")
         # coef . ((x - offset) * scale) >= b  <=>  sum_j (coef_j scale_j) x_j >= b + sum_j coef_j scale_j offset_j
         raw = self.coef[u] * self.scale
@@ -156,9 +212,15 @@ class DecisionDiagram:
             return ("always", "never") if b > 0 else ("never", "always")
         if len(used) == 1:
             j = int(used[0])
-            t = b / raw[j]
-            lt, ge = ("<", ">=") if raw[j] > 0 else (">", "<=")
-            return (f"{name(j)} {lt} {t:{fmt}}", f"{name(j)} {ge} {t:{fmt}}")
+            increasing = bool(raw[j] > 0)
+            cut = self._cut(u, j, increasing, b / raw[j])
+            if cut is None:      # no finite value changes the side
+                always = self._side(np.array([u]), self.scale_input(np.zeros((1, self.n_features))))[0]
+                return ("never", "always") if always else ("always", "never")
+            t = format_threshold(cut)
+            if increasing:       # positive iff x >= cut
+                return (f"{name(j)} < {t}", f"{name(j)} >= {t}")
+            return (f"{name(j)} > {t}", f"{name(j)} <= {t}")      # positive iff x <= cut
         terms = " ".join(f"{'+' if raw[j] >= 0 else '-'} {abs(raw[j]):{fmt}}*{name(j)}" for j in used)
         terms = terms[2:] if terms.startswith("+ ") else "-" + terms[2:]
         return (f"{terms} < {b:{fmt}}", f"{terms} >= {b:{fmt}}")
