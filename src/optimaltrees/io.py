@@ -546,7 +546,7 @@ _FITTED = {
         "min_depth_": _optional(_non_negative), "depth_lower_bound_": _optional(_non_negative),
         "size_lower_bound_": _optional(_size), "tree_source_": _tree_source},
     DecisionDiagramClassifier: {
-        **_COMMON, "diagram_": _diagram, "sensitive_levels_": _labels, "scale_offset_": _reals,
+        **_COMMON, "diagram_": _diagram, "n_classes_": _size, "sensitive_levels_": _labels, "scale_offset_": _reals,
         "scale_": _reals, "objective_": _real, "lower_bound_": _real, "status_": _string,
         "from_heuristic_": _boolean, "timed_out_": _boolean, "interrupted_": _boolean,
         "heuristic_objective_": _real, "trace_": _trace, "solve_time_": _real, "n_nodes_": _non_negative,

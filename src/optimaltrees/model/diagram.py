@@ -145,6 +145,97 @@ class DecisionDiagram:
             live = live[node[live] < self.n_nodes]
         return flows
 
+    def decision_path(self, X: np.ndarray):
+        """Sparse (CSR) indicator, shape (n_samples, n_nodes + n_classes), of
+        the nodes each row visits: decision nodes 0 .. n_nodes - 1, then
+        column ``n_nodes + c`` for the terminal of class c (a diagram's
+        leaves), as scikit-learn's ``decision_path`` with leaves included."""
+        from scipy.sparse import csr_matrix
+
+        Xs = self.scale_input(X)
+        n = len(Xs)
+        node = np.zeros(n, dtype=np.intp)
+        rows, cols = [], []
+        live = np.arange(n) if self.n_nodes else np.empty(0, dtype=np.intp)
+        while live.size:
+            rows.append(live)
+            cols.append(node[live].copy())
+            pos = self._side(node[live], Xs[live])
+            node[live] = np.where(pos, self.positive[node[live]], self.negative[node[live]])
+            done = live[node[live] >= self.n_nodes]
+            rows.append(done)
+            cols.append(node[done].copy())
+            live = live[node[live] < self.n_nodes]
+        rows = np.concatenate(rows) if rows else np.empty(0, dtype=np.intp)
+        cols = np.concatenate(cols) if cols else np.empty(0, dtype=np.intp)
+        return csr_matrix((np.ones(len(rows), dtype=np.intp), (rows, cols)),
+                          shape=(n, self.n_nodes + self.n_classes))
+
+    def reachable(self) -> np.ndarray:
+        """Boolean mask over decision nodes then terminals: reached from the root."""
+        seen = np.zeros(self.n_nodes + self.n_classes, dtype=bool)
+        if not self.n_nodes:
+            return seen
+        seen[0] = True
+        for u in np.argsort(self.layer, kind="stable"):      # arcs lead to later layers
+            if seen[u]:
+                seen[[int(self.negative[u]), int(self.positive[u])]] = True
+        return seen
+
+    def longest_path(self) -> int:
+        """The most decisions a row can meet: decision nodes on the longest
+        path from the root to a class terminal (the number of decision
+        layers when some path crosses every layer)."""
+        if not self.n_nodes:
+            return 0
+        reach = np.zeros(self.n_nodes, dtype=np.int64)    # decisions up to and including u
+        reach[0] = 1
+        for u in np.argsort(self.layer, kind="stable"):
+            if reach[u]:
+                for t in (int(self.negative[u]), int(self.positive[u])):
+                    if t < self.n_nodes:
+                        reach[t] = max(reach[t], reach[u] + 1)
+        return int(reach.max())
+
+    def split_counts(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Shape (n_nodes, 2, n_classes): rows of class c that node u sends
+        to its negative (``[u, 0, c]``) and positive (``[u, 1, c]``) side;
+        ``y`` holds class indices."""
+        Xs = self.scale_input(X)
+        y = np.asarray(y, dtype=np.intp)
+        out = np.zeros((self.n_nodes, 2, self.n_classes), dtype=np.int64)
+        node = np.zeros(len(Xs), dtype=np.intp)
+        live = np.arange(len(Xs)) if self.n_nodes else np.empty(0, dtype=np.intp)
+        while live.size:
+            pos = self._side(node[live], Xs[live])
+            np.add.at(out, (node[live], pos.astype(np.intp), y[live]), 1)
+            node[live] = np.where(pos, self.positive[node[live]], self.negative[node[live]])
+            live = live[node[live] < self.n_nodes]
+        return out
+
+    def feature_importances(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Flow-weighted Gini decrease per feature, normalised to sum to 1 (all
+        0 when no node separates any classes): every node u scores
+        N_u G(u) - N_neg G(neg) - N_pos G(pos) on the rows of (X, y) that reach
+        it (the flow it receives, from every parent, and how it splits that
+        flow), with N rows and G the Gini impurity.  A univariate node credits
+        its feature; a hyperplane shares its score between its features in
+        proportion to ``|coef|`` (coefficients act on [0, 1]-scaled features,
+        so they are comparable).  ``y`` holds class indices."""
+        counts = self.split_counts(X, y).astype(np.float64)
+
+        def weighted(c):          # N * Gini of count vectors along the last axis
+            n = c.sum(axis=-1)
+            return np.where(n > 0, n - (c ** 2).sum(axis=-1) / np.where(n > 0, n, 1.0), 0.0)
+
+        decrease = weighted(counts.sum(axis=1)) - weighted(counts).sum(axis=1)
+        share = np.abs(self.coef) * (self.scale != 0)
+        totals = share.sum(axis=1, keepdims=True)
+        share = np.divide(share, totals, out=np.zeros_like(share), where=totals > 0)
+        out = (decrease[:, None] * share).sum(axis=0)
+        total = out.sum()
+        return out / total if total > 0 else out
+
     def _cut(self, u: int, j: int, increasing: bool, guess: float) -> float | None:
         """The float where node u's decision on feature j (its only one) flips,
         found with the node's own rule (:meth:`_side`), so text built on it
