@@ -110,9 +110,37 @@ def _encode(value, where: str):
     raise TypeError(f"{where}: cannot store a {cls.__name__} in a model file")
 
 
+def _check_savable(model) -> None:
+    """Only the three estimators themselves: a file that named anything else
+    (a Pipeline's transformers, a subclass) could not be loaded without
+    building classes the file chooses, which loading never does."""
+    if type(model) in _FITTED:
+        return
+    names = ", ".join(c.__name__ for c in _ESTIMATORS.values())
+    steps = getattr(model, "steps", None)
+    if isinstance(steps, list) and hasattr(model, "named_steps"):
+        last = steps[-1][1] if steps else None
+        inner = (f"its last step, a {type(last).__name__}, with save_model(pipeline[-1], path)"
+                 if type(last) in _FITTED else f"the estimator alone ({names})")
+        before = ", ".join(type(step).__name__ for _, step in steps[:-1]) or "none"
+        raise TypeError(
+            f"save_model cannot store a {type(model).__name__}: a model file holds one optimaltrees "
+            f"estimator and nothing else, because loading a file never builds classes the file names "
+            f"(preprocessing steps here: {before}). Save {inner}, and keep the preprocessing in your "
+            f"code: rebuild and fit it there, then make_pipeline(preprocessing..., load_model(path)).")
+    raise TypeError(f"save_model stores the estimators {names}, not a {type(model).__module__}."
+                    f"{type(model).__qualname__}")
+
+
 def model_to_dict(model, metadata: dict | None = None) -> dict:
     """The fitted estimator as plain JSON types; ``metadata`` (a dict of plain
-    values: strings, numbers, lists, dicts) is stored beside it, not in it."""
+    values: strings, numbers, lists, dicts) is stored beside it, not in it.
+
+    Only :class:`OptimalTreeClassifier`, :class:`SATTreeClassifier` and
+    :class:`DecisionDiagramClassifier` themselves are stored: anything else,
+    a scikit-learn ``Pipeline`` included, raises TypeError (for a Pipeline:
+    save its last step, and keep the preprocessing in your code)."""
+    _check_savable(model)
     fitted = {k: v for k, v in vars(model).items() if k.endswith("_") and not k.startswith("_")}
     if not fitted:
         raise ValueError(f"this {type(model).__name__} is not fitted yet: nothing to save")
@@ -135,7 +163,12 @@ def model_to_dict(model, metadata: dict | None = None) -> dict:
 
 def save_model(model, path: str | Path, metadata: dict | None = None) -> None:
     """Write a fitted estimator to ``path`` as JSON, with ``metadata`` (plain
-    values) beside it; :func:`load_model` with ``with_metadata=True`` returns it."""
+    values) beside it; :func:`load_model` with ``with_metadata=True`` returns it.
+
+    A fitted scikit-learn ``Pipeline`` is refused with a TypeError: a file
+    that held its transformers could only be loaded by building classes the
+    file names, and loading never does (see the module docstring).  Save
+    ``pipeline[-1]`` and keep the preprocessing in your code."""
     Path(path).write_text(json.dumps(model_to_dict(model, metadata), indent=1) + "\n")
 
 
@@ -546,7 +579,7 @@ _FITTED = {
         "min_depth_": _optional(_non_negative), "depth_lower_bound_": _optional(_non_negative),
         "size_lower_bound_": _optional(_size), "tree_source_": _tree_source},
     DecisionDiagramClassifier: {
-        **_COMMON, "diagram_": _diagram, "sensitive_levels_": _labels, "scale_offset_": _reals,
+        **_COMMON, "diagram_": _diagram, "n_classes_": _size, "sensitive_levels_": _labels, "scale_offset_": _reals,
         "scale_": _reals, "objective_": _real, "lower_bound_": _real, "status_": _string,
         "from_heuristic_": _boolean, "timed_out_": _boolean, "interrupted_": _boolean,
         "heuristic_objective_": _real, "trace_": _trace, "solve_time_": _real, "n_nodes_": _non_negative,

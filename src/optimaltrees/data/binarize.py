@@ -22,6 +22,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from optimaltrees.data.thresholds import format_threshold
 from optimaltrees.data.validation import is_missing
 
 
@@ -43,10 +44,9 @@ class BooleanTest:
 
 
 def _fmt(value, decimals: int) -> str:
-    if isinstance(value, (int, np.integer)):          # exact integer thresholds (beyond 2^53)
-        return str(int(value))
-    text = f"{value:.{decimals}f}".rstrip("0").rstrip(".")
-    return text if text not in ("", "-0") else "0"
+    """Exactly the test's threshold (never rounded: ``decimals`` is ignored),
+    as every export prints thresholds; integers beyond 2^53 in full."""
+    return format_threshold(value)
 
 
 def _column_kind(col: np.ndarray, categorical: bool) -> str:

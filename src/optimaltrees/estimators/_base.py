@@ -16,7 +16,8 @@ from optimaltrees.model.export import export_text, export_tree_dot
 
 
 class FittedTreeMixin:
-    """predict / predict_proba / apply / export_text / export_dot / get_depth / get_n_leaves."""
+    """predict / predict_proba / apply / decision_path / export_text / export_dot /
+    get_depth / get_n_leaves / feature_importances_, as scikit-learn's trees."""
 
     def _tree_input(self, X) -> np.ndarray:
         raise NotImplementedError
@@ -48,6 +49,27 @@ class FittedTreeMixin:
         X = self._validated(X)
         return self.tree_.apply(X)
 
+    def decision_path(self, X):
+        """Sparse (CSR) indicator matrix, shape (n_samples, n_nodes): entry
+        (i, j) is 1 when row i passes through node j of ``tree_`` (root to
+        leaf), as scikit-learn's ``decision_path``."""
+        X = self._validated(X)
+        return self.tree_.decision_path(X)
+
+    def _importance_columns(self):
+        """Input column of each of the tree's features (None: the same)."""
+        return None
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        """Impurity-based importance of every input column, as scikit-learn's
+        trees: the Gini decrease of each split, weighted by the training rows
+        that reach it, summed per input column and normalised to sum to 1
+        (all 0 for a single leaf).  A Boolean test (SAT trees) counts for the
+        column it tests."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.feature_importances(self._importance_columns(), self.n_features_in_)
+
     def _labels(self, decimals: int, feature_names) -> dict:
         check_is_fitted(self, "tree_")
         if feature_names is not None and len(feature_names) != self.n_features_in_:
@@ -67,10 +89,12 @@ class FittedTreeMixin:
         return export_tree_dot(self.tree_, class_names=list(self.classes_), decimals=decimals, **labels)
 
     def get_depth(self) -> int:
+        """Branching nodes on the longest root-to-leaf path (0 for a single leaf)."""
         check_is_fitted(self, "tree_")
         return self.tree_.max_depth
 
     def get_n_leaves(self) -> int:
+        """Leaves of ``tree_``."""
         check_is_fitted(self, "tree_")
         return self.tree_.n_leaves
 

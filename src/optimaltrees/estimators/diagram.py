@@ -286,3 +286,76 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
     def export_dot(self, decimals: int = 4, feature_names=None) -> str:
         """Graphviz DOT source of the diagram."""
         return export_diagram_dot(self.diagram_, self._names(feature_names), list(self.classes_), decimals)
+
+    # -- the tree API of scikit-learn, read for a diagram ------------------------
+    @property
+    def n_classes_(self) -> int:
+        """Number of classes (``len(classes_)``)."""
+        stored = self.__dict__.get("n_classes_")
+        if stored is not None:
+            return stored
+        check_is_fitted(self, "diagram_")
+        return len(self.classes_)
+
+    @n_classes_.setter
+    def n_classes_(self, value) -> None:
+        self.__dict__["n_classes_"] = value
+
+    def get_depth(self) -> int:
+        """The most decisions a row can meet: decision nodes on the longest
+        root-to-class path (the number of decision layers when a path crosses
+        them all; arcs may skip layers)."""
+        check_is_fitted(self, "diagram_")
+        return self.diagram_.longest_path()
+
+    def get_n_leaves(self) -> int:
+        """The diagram's leaves: class terminals that some arc reaches (at most
+        ``n_classes_``; a diagram has one terminal per class, shared by all
+        the arcs that predict it)."""
+        check_is_fitted(self, "diagram_")
+        d = self.diagram_
+        return int(d.reachable()[d.n_nodes:].sum())
+
+    def apply(self, X) -> np.ndarray:
+        """Index of the terminal each row reaches, numbered as the columns of
+        :meth:`decision_path` (``n_nodes_ + class index``)."""
+        X = self._input(X)
+        return self.diagram_.predict(X) + self.diagram_.n_nodes
+
+    def decision_path(self, X):
+        """Sparse (CSR) indicator matrix, shape (n_samples, n_nodes_ + n_classes_):
+        entry (i, j) is 1 when row i passes through decision node j, or, for
+        j >= n_nodes_, ends at the terminal of class j - n_nodes_.  Rows reach
+        their terminal by paths of different lengths (arcs may skip layers)."""
+        X = self._input(X)
+        return self.diagram_.decision_path(X)
+
+    def feature_importances(self, X, y) -> np.ndarray:
+        """Flow-weighted Gini decrease per input column on the rows (X, y),
+        normalised to sum to 1 (pass the training data for scikit-learn's
+        meaning): every decision node scores the impurity its split removes
+        from the rows that reach it, whichever parent sent them; a hyperplane
+        shares its score between its features in proportion to ``|coef|`` on
+        the [0, 1]-scaled features (see
+        :meth:`~optimaltrees.model.diagram.DecisionDiagram.feature_importances`)."""
+        X = self._input(X)
+        y = np.asarray(y).reshape(-1)
+        if len(y) != len(X):
+            raise ValueError(f"y has {len(y)} labels, X has {len(X)} rows")
+        index = np.searchsorted(self.classes_, y)
+        index = np.clip(index, 0, len(self.classes_) - 1)
+        unknown = self.classes_[index] != y
+        if np.any(unknown):
+            raise ValueError(f"y holds labels the model was not fitted on, e.g. {y[np.argmax(unknown)]!r}")
+        return self.diagram_.feature_importances(X, index)
+
+    @property
+    def feature_importances_(self):
+        """Not stored: a diagram keeps no per-node training counts (its arcs
+        merge flows from several parents).  Raises AttributeError pointing to
+        :meth:`feature_importances` (``model.feature_importances(X, y)``
+        with the training rows gives scikit-learn's measure)."""
+        check_is_fitted(self, "diagram_")
+        raise AttributeError("DecisionDiagramClassifier keeps no per-node training counts, so it has no "
+                             "feature_importances_; call feature_importances(X_train, y_train) for the "
+                             "flow-weighted Gini importance of each column")

@@ -446,6 +446,10 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
     def _export_labels(self, decimals: int, feature_names) -> dict:
         return {"split_labels": self.binarizer_.test_labels(decimals, feature_names)}
 
+    def _importance_columns(self):
+        """Each Boolean test counts for the input column it tests."""
+        return np.array([t.column for t in self.binarizer_.tests_], dtype=np.int64)
+
 
 def _fit_binarizer(categorical, X) -> Binarizer:
     """``Binarizer(categorical).fit(X)``; a cell that cannot be a category

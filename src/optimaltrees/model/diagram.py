@@ -25,6 +25,8 @@ from typing import Sequence
 
 import numpy as np
 
+from optimaltrees.data.thresholds import format_threshold
+
 _TOL = 1e-7   # solver feasibility slack allowed on either side of a hyperplane
 
 
@@ -143,9 +145,154 @@ class DecisionDiagram:
             live = live[node[live] < self.n_nodes]
         return flows
 
+    def decision_path(self, X: np.ndarray):
+        """Sparse (CSR) indicator, shape (n_samples, n_nodes + n_classes), of
+        the nodes each row visits: decision nodes 0 .. n_nodes - 1, then
+        column ``n_nodes + c`` for the terminal of class c (a diagram's
+        leaves), as scikit-learn's ``decision_path`` with leaves included."""
+        from scipy.sparse import csr_matrix
+
+        Xs = self.scale_input(X)
+        n = len(Xs)
+        node = np.zeros(n, dtype=np.intp)
+        rows, cols = [], []
+        live = np.arange(n) if self.n_nodes else np.empty(0, dtype=np.intp)
+        while live.size:
+            rows.append(live)
+            cols.append(node[live].copy())
+            pos = self._side(node[live], Xs[live])
+            node[live] = np.where(pos, self.positive[node[live]], self.negative[node[live]])
+            done = live[node[live] >= self.n_nodes]
+            rows.append(done)
+            cols.append(node[done].copy())
+            live = live[node[live] < self.n_nodes]
+        rows = np.concatenate(rows) if rows else np.empty(0, dtype=np.intp)
+        cols = np.concatenate(cols) if cols else np.empty(0, dtype=np.intp)
+        return csr_matrix((np.ones(len(rows), dtype=np.intp), (rows, cols)),
+                          shape=(n, self.n_nodes + self.n_classes))
+
+    def reachable(self) -> np.ndarray:
+        """Boolean mask over decision nodes then terminals: reached from the root."""
+        seen = np.zeros(self.n_nodes + self.n_classes, dtype=bool)
+        if not self.n_nodes:
+            return seen
+        seen[0] = True
+        for u in np.argsort(self.layer, kind="stable"):      # arcs lead to later layers
+            if seen[u]:
+                seen[[int(self.negative[u]), int(self.positive[u])]] = True
+        return seen
+
+    def longest_path(self) -> int:
+        """The most decisions a row can meet: decision nodes on the longest
+        path from the root to a class terminal (the number of decision
+        layers when some path crosses every layer)."""
+        if not self.n_nodes:
+            return 0
+        reach = np.zeros(self.n_nodes, dtype=np.int64)    # decisions up to and including u
+        reach[0] = 1
+        for u in np.argsort(self.layer, kind="stable"):
+            if reach[u]:
+                for t in (int(self.negative[u]), int(self.positive[u])):
+                    if t < self.n_nodes:
+                        reach[t] = max(reach[t], reach[u] + 1)
+        return int(reach.max())
+
+    def split_counts(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Shape (n_nodes, 2, n_classes): rows of class c that node u sends
+        to its negative (``[u, 0, c]``) and positive (``[u, 1, c]``) side;
+        ``y`` holds class indices."""
+        Xs = self.scale_input(X)
+        y = np.asarray(y, dtype=np.intp)
+        out = np.zeros((self.n_nodes, 2, self.n_classes), dtype=np.int64)
+        node = np.zeros(len(Xs), dtype=np.intp)
+        live = np.arange(len(Xs)) if self.n_nodes else np.empty(0, dtype=np.intp)
+        while live.size:
+            pos = self._side(node[live], Xs[live])
+            np.add.at(out, (node[live], pos.astype(np.intp), y[live]), 1)
+            node[live] = np.where(pos, self.positive[node[live]], self.negative[node[live]])
+            live = live[node[live] < self.n_nodes]
+        return out
+
+    def feature_importances(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Flow-weighted Gini decrease per feature, normalised to sum to 1 (all
+        0 when no node separates any classes): every node u scores
+        N_u G(u) - N_neg G(neg) - N_pos G(pos) on the rows of (X, y) that reach
+        it (the flow it receives, from every parent, and how it splits that
+        flow), with N rows and G the Gini impurity.  A univariate node credits
+        its feature; a hyperplane shares its score between its features in
+        proportion to ``|coef|`` (coefficients act on [0, 1]-scaled features,
+        so they are comparable).  ``y`` holds class indices."""
+        counts = self.split_counts(X, y).astype(np.float64)
+
+        def weighted(c):          # N * Gini of count vectors along the last axis
+            n = c.sum(axis=-1)
+            return np.where(n > 0, n - (c ** 2).sum(axis=-1) / np.where(n > 0, n, 1.0), 0.0)
+
+        decrease = weighted(counts.sum(axis=1)) - weighted(counts).sum(axis=1)
+        share = np.abs(self.coef) * (self.scale != 0)
+        totals = share.sum(axis=1, keepdims=True)
+        share = np.divide(share, totals, out=np.zeros_like(share), where=totals > 0)
+        out = (decrease[:, None] * share).sum(axis=0)
+        total = out.sum()
+        return out / total if total > 0 else out
+
+    def _cut(self, u: int, j: int, increasing: bool, guess: float) -> float | None:
+        """The float where node u's decision on feature j (its only one) flips,
+        found with the node's own rule (:meth:`_side`), so text built on it
+        routes every value exactly as :meth:`predict`: with ``increasing``
+        the smallest x sent to the positive side, else the largest; None when
+        no finite x is (the side never changes).  Decisions are monotone in x
+        (rounding is), so a bisection over the ordered floats finds it;
+        ``guess`` (the threshold in original units) is tried first."""
+        nodes = np.array([u], dtype=np.intp)
+
+        def positive(x: float) -> bool:
+            row = np.zeros((1, self.n_features))
+            row[0, j] = x
+            with np.errstate(all="ignore"):
+                return bool(self._side(nodes, self.scale_input(row))[0])
+
+        def key(x: float) -> int:        # floats in order as integers (-0.0 and 0.0 both 0)
+            bits = int(np.float64(x).view(np.int64))
+            return bits if bits >= 0 else -(bits & 0x7FFF_FFFF_FFFF_FFFF)
+
+        def value(k: int) -> float:
+            x = float(np.int64(abs(k)).view(np.float64))
+            return -x if k < 0 else x
+
+        def holds(k: int) -> bool:       # the side of large x: positive if increasing, else negative
+            return positive(value(k)) == increasing
+
+        if np.isfinite(guess):           # usually exact: one test on each side of it
+            k = key(guess)
+            if increasing and holds(k) and not holds(k - 1):
+                return guess
+            if not increasing and not holds(k) and holds(k + 1):
+                return guess
+        big = float(np.finfo(np.float64).max)
+        lo, hi = key(-big), key(big)
+        if holds(lo) or not holds(hi):   # the same side for every finite value
+            return None
+        while hi - lo > 1:               # holds(lo) is False, holds(hi) is True
+            mid = (lo + hi) // 2
+            if holds(mid):
+                hi = mid
+            else:
+                lo = mid
+        return value(hi) if increasing else value(lo)
+
     def split_text(self, u: int, feature_names: Sequence[str] | None = None,
                    decimals: int = 4) -> tuple[str, str]:
-        """(negative, positive) conditions of node u in the original feature units."""
+        """(negative, positive) conditions of node u in the original feature units.
+
+        A one-feature test prints the exact float where the node's own rule
+        flips (:func:`~optimaltrees.model.export.format_threshold`), so
+        ``x >= 107.5`` in the text sends every value where :meth:`predict`
+        does; ``decimals`` does not round it.  A hyperplane (several
+        features) prints its coefficients and right-hand side to
+        ``decimals`` significant digits: an approximation of the rule (its
+        arithmetic on scaled features cannot be written exactly in the
+        original units)."""
         name = (lambda j: str(feature_names[j])) if feature_names is not None else (lambda j: f"x[{j}]")
         # coef . ((x - offset) * scale) >= b  <=>  sum_j (coef_j scale_j) x_j >= b + sum_j coef_j scale_j offset_j
         raw = self.coef[u] * self.scale
@@ -156,9 +303,15 @@ class DecisionDiagram:
             return ("always", "never") if b > 0 else ("never", "always")
         if len(used) == 1:
             j = int(used[0])
-            t = b / raw[j]
-            lt, ge = ("<", ">=") if raw[j] > 0 else (">", "<=")
-            return (f"{name(j)} {lt} {t:{fmt}}", f"{name(j)} {ge} {t:{fmt}}")
+            increasing = bool(raw[j] > 0)
+            cut = self._cut(u, j, increasing, b / raw[j])
+            if cut is None:      # no finite value changes the side
+                always = self._side(np.array([u]), self.scale_input(np.zeros((1, self.n_features))))[0]
+                return ("never", "always") if always else ("always", "never")
+            t = format_threshold(cut)
+            if increasing:       # positive iff x >= cut
+                return (f"{name(j)} < {t}", f"{name(j)} >= {t}")
+            return (f"{name(j)} > {t}", f"{name(j)} <= {t}")      # positive iff x <= cut
         terms = " ".join(f"{'+' if raw[j] >= 0 else '-'} {abs(raw[j]):{fmt}}*{name(j)}" for j in used)
         terms = terms[2:] if terms.startswith("+ ") else "-" + terms[2:]
         return (f"{terms} < {b:{fmt}}", f"{terms} >= {b:{fmt}}")

@@ -1,9 +1,19 @@
-"""Human-readable exports of a :class:`~optimaltrees.model.tree.Tree`."""
+"""Human-readable exports of a :class:`~optimaltrees.model.tree.Tree` and
+of a :class:`~optimaltrees.model.diagram.DecisionDiagram`.
+
+Every threshold that becomes text (here, in :mod:`optimaltrees.plot`, in the
+SAT binarizer's test labels and so on the command line) goes through
+:func:`format_threshold`, so a picture and a text export route every value
+as the model does.
+"""
 from __future__ import annotations
 
 from typing import Sequence
 
+from optimaltrees.data.thresholds import format_threshold
 from optimaltrees.model.tree import Tree
+
+__all__ = ["export_diagram_dot", "export_diagram_text", "export_text", "export_tree_dot", "format_threshold"]
 
 
 def export_text(
@@ -19,7 +29,8 @@ def export_text(
     ``feature_names_in_`` and ``classes_`` to see the user's own.
     ``split_labels[f]`` = (left text, right text) replaces "name <= t" and
     "name > t" for feature f (e.g. "color != red" / "color == red" for a
-    Boolean test).
+    Boolean test).  Thresholds print exactly (:func:`format_threshold`);
+    ``decimals`` is kept for compatibility and does not round them.
     """
     if split_labels is not None and len(split_labels) != tree.n_features:
         raise ValueError(
@@ -56,7 +67,7 @@ def export_text(
         if split_labels is not None:
             left_text, right_text = split_labels[f]
         else:
-            t = f"{tree.threshold[node]:.{decimals}f}"
+            t = format_threshold(tree.threshold[node])
             left_text, right_text = f"{fname(f)} <= {t}", f"{fname(f)} >  {t}"
         stack += [(int(tree.children_right[node]), indent + "|   "), f"{indent}|--- {right_text}",
                   (int(tree.children_left[node]), indent + "|   "), f"{indent}|--- {left_text}"]
@@ -137,7 +148,8 @@ def export_tree_dot(tree: Tree, feature_names: Sequence[str] | None = None,
             label = f"{cname(int(counts.argmax()))}\\nn = {n}, errors = {n - int(counts.max())}"
             out.append(f'  n{node} [shape=ellipse, style=filled, fillcolor="#eeeeee", label="{label}"];')
             continue
-        text = split_labels[f][1] if split_labels is not None else f"{fname(f)} > {tree.threshold[node]:.{decimals}g}"
+        text = (split_labels[f][1] if split_labels is not None
+                else f"{fname(f)} > {format_threshold(tree.threshold[node])}")
         out.append(f'  n{node} [shape=box, label="{text.replace(chr(34), chr(39))}"];')
         out.append(f'  n{node} -> n{int(tree.children_left[node])} [label="no", style=dashed];')
         out.append(f'  n{node} -> n{int(tree.children_right[node])} [label="yes"];')

@@ -81,6 +81,60 @@ class Tree:
             active = active[self.feature[node[active]] >= 0]
         return node
 
+    def decision_path(self, X: np.ndarray):
+        """Sparse (CSR) indicator of the nodes each row of X visits, shape
+        (n_samples, node_count): row i has a 1 in column j when sample i
+        passes through node j, root and leaf included (scikit-learn's
+        ``decision_path``)."""
+        from scipy.sparse import csr_matrix
+
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[1] != self.n_features:
+            raise ValueError(
+                f"X has {X.shape[-1] if X.ndim else 0} features, the tree expects {self.n_features}"
+            )
+        n = X.shape[0]
+        node = np.zeros(n, dtype=np.int64)
+        rows, cols = [np.arange(n)], [node.copy()]
+        active = np.nonzero(self.feature[node] >= 0)[0]
+        while active.size:
+            cur = node[active]
+            left = X[active, self.feature[cur]] <= self.threshold[cur]
+            node[active] = np.where(left, self.children_left[cur], self.children_right[cur])
+            rows.append(active)
+            cols.append(node[active])
+            active = active[self.feature[node[active]] >= 0]
+        rows, cols = np.concatenate(rows), np.concatenate(cols)
+        return csr_matrix((np.ones(len(rows), dtype=np.intp), (rows, cols)), shape=(n, self.node_count))
+
+    def impurity_decrease(self) -> np.ndarray:
+        """Per node, the weighted Gini decrease of its split on the training
+        counts in ``value``: N_t G(t) - N_left G(left) - N_right G(right)
+        (0 for a leaf), with N the rows and G the Gini impurity."""
+        counts = self.value
+        n = counts.sum(axis=1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            weighted = np.where(n > 0, n - (counts ** 2).sum(axis=1) / np.where(n > 0, n, 1.0), 0.0)
+        out = np.zeros(self.node_count)
+        split = np.flatnonzero(self.feature >= 0)
+        out[split] = (weighted[split] - weighted[self.children_left[split]]
+                      - weighted[self.children_right[split]])
+        return out
+
+    def feature_importances(self, columns=None, n_columns: int | None = None) -> np.ndarray:
+        """scikit-learn's ``feature_importances_``: the Gini decrease of every
+        split (:meth:`impurity_decrease`) summed per feature, normalised to sum
+        to 1 (all 0 for a single leaf).  ``columns[f]`` sends the tree's
+        feature f to an output column (e.g. a Boolean test to the input column
+        it tests), of which there are ``n_columns``."""
+        columns = np.arange(self.n_features) if columns is None else np.asarray(columns, dtype=np.int64)
+        n_columns = self.n_features if n_columns is None else int(n_columns)
+        split = np.flatnonzero(self.feature >= 0)
+        out = np.zeros(n_columns)
+        np.add.at(out, columns[self.feature[split]], self.impurity_decrease()[split])
+        total = out.sum()
+        return out / total if total > 0 else out
+
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         """Class frequencies of the training samples in each row's leaf."""
         v = self.value[self.apply(X)]
