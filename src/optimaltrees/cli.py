@@ -324,7 +324,7 @@ def _draw_trace(model, path: str) -> None:
         raise CliError(f"this {type(model).__name__} has no anytime trace to draw")
     label = "objective" if model.summary_.method == "diagram" else "training error"
     try:
-        save(plot_trace(trace, error_label=label), path)
+        save(plot_trace(model, error_label=label), path)   # held flat to the fit's end
     except (ValueError, OSError) as exc:
         raise CliError(f"cannot write {path}: {exc}") from None
     print(f"anytime curve written to {path}")
