@@ -101,8 +101,8 @@ class ProgressLine:
 
         total = float(time_limit) if time_limit else None
         self._bar = tqdm(total=total, unit="s", desc=desc, leave=True,
-                         bar_format="{desc}: {elapsed} {postfix}" if total is None else
-                         "{desc}: {percentage:3.0f}%|{bar:12}| {n:.1f}/{total:.0f}s {postfix}")
+                         bar_format="{desc}: {elapsed}{postfix}" if total is None else
+                         "{desc}: {percentage:3.0f}%|{bar:12}| {n:.1f}/{total:.0f}s{postfix}")
 
     def update(self, progress: Progress) -> None:
         bar = self._bar

@@ -544,15 +544,17 @@ class _Progress:
             engine = "MaxSAT" if self.search == "maxsat" else "DP engine"
             return f"{engine} at depth {self.depth} | best {best}"
         parts = []
+        lower = 0 if sat is None else sat.depth_lower_bound
         if prog is not None:
-            where = f"depth {prog.depth}" + (f", <= {prog.leaves} leaves" if prog.leaves else "")
+            # a depth refuted since the last report: the next one is being tried
+            depth = max(prog.depth, lower) if prog.phase == "depth" else prog.depth
+            where = f"depth {depth}" + (f", <= {prog.leaves} leaves" if prog.leaves else "")
             parts.append(f"trying {where} | {prog.sat_calls} SAT calls | "
                          f"{prog.examples_encoded}/{self.n_rows} examples encoded")
         if prog is not None and prog.phase == "size":
             parts.append(f"depth {prog.depth} proven minimum | nodes: best {prog.upper}, "
                          f"proven >= {prog.lower}")
             return " | ".join(parts)
-        lower = 0 if sat is None else sat.depth_lower_bound
         if prog is not None:
             lower = max(lower, prog.lower)
         if sat is not None and sat.tree is not None:
@@ -577,7 +579,7 @@ class _Progress:
                         if self.objective == "size" else f"depth {value.tree.depth}, proven minimum")
                 self.line.show(time.perf_counter() - self.start, f"done: {what}")
         else:
-            self.show()
+            self.line.show(time.perf_counter() - self.start, f"{self._state()} | stopped")
         self.close()
 
     def close(self) -> None:
