@@ -92,15 +92,17 @@ def _as_pair(point) -> tuple[float, float]:
 
 
 class ProgressLine:
-    """A live one-line display (tqdm) of elapsed time, incumbent, bound and gap."""
+    """A live one-line display (tqdm) of elapsed time, incumbent, bound and gap
+    (:meth:`update`), or of an estimator's own state (:meth:`show`: the SAT
+    search's depth, calls and bounds; the diagram's phase)."""
 
-    def __init__(self, time_limit: float | None) -> None:
+    def __init__(self, time_limit: float | None, desc: str = "optimaltrees") -> None:
         from tqdm.auto import tqdm
 
         total = float(time_limit) if time_limit else None
-        self._bar = tqdm(total=total, unit="s", desc="optimaltrees", leave=True,
-                         bar_format="{desc}: {elapsed} {postfix}" if total is None else
-                         "{desc}: {percentage:3.0f}%|{bar:12}| {n:.1f}/{total:.0f}s {postfix}")
+        self._bar = tqdm(total=total, unit="s", desc=desc, leave=True,
+                         bar_format="{desc}: {elapsed}{postfix}" if total is None else
+                         "{desc}: {percentage:3.0f}%|{bar:12}| {n:.1f}/{total:.0f}s{postfix}")
 
     def update(self, progress: Progress) -> None:
         bar = self._bar
@@ -110,6 +112,13 @@ class ProgressLine:
         bar.set_postfix_str(f"best={obj} bound={progress.lower_bound:g} "
                             f"gap={100 * progress.relative_gap:.2f}% restart={progress.restart}",
                             refresh=True)
+
+    def show(self, elapsed: float, text: str) -> None:
+        """``text`` as the line's state after ``elapsed`` seconds."""
+        bar = self._bar
+        if bar.total is not None:
+            bar.n = min(elapsed, bar.total)
+        bar.set_postfix_str(text, refresh=True)
 
     def close(self) -> None:
         self._bar.close()

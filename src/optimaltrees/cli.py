@@ -86,7 +86,10 @@ def _fit_parser(sub) -> None:
     p.add_argument("--strategy", default="exhaustive", choices=list(STRATEGIES),
                    help="tree search order: exhaustive (default) or an anytime strategy")
     p.add_argument("--schedule", default="luby", choices=sorted(SCHEDULES), help="anytime restart schedule")
-    p.add_argument("--time-limit", type=float, help="seconds (tree/sat: none by default; diagram: 60)")
+    p.add_argument("--time-limit", type=float,
+                   help="seconds (default: tree none, sat 60, diagram 10); the best model found by then "
+                        "is returned, with a warning")
+    p.add_argument("--verbose", action="store_true", help="a live progress line (or the solver's log) on stderr")
     p.add_argument("--objective", default="depth", choices=("depth", "size", "errors"),
                    help="sat: minimum depth, then minimum size, or fewest errors at --depth")
     p.add_argument("--skeleton", default="1,2,4,4", help="diagram: widths of the decision layers")
@@ -243,16 +246,19 @@ def _estimator(args):
 
     if args.method == "tree":
         return OptimalTreeClassifier(max_depth=3 if args.depth is None else args.depth,
-                                     time_limit=args.time_limit, search=args.strategy, schedule=args.schedule)
+                                     time_limit=args.time_limit, search=args.strategy, schedule=args.schedule,
+                                     verbose=args.verbose)
+    # the estimators' own defaults unless --time-limit is given
+    limit = {} if args.time_limit is None else {"time_limit": args.time_limit}
     if args.method == "sat":
-        return SATTreeClassifier(args.objective, max_depth=args.depth, time_limit=args.time_limit)
+        return SATTreeClassifier(args.objective, max_depth=args.depth, verbose=args.verbose, **limit)
     try:
         skeleton = tuple(int(s) for s in args.skeleton.replace(" ", "").split(",") if s)
     except ValueError:
         raise CliError(f"--skeleton must be comma-separated layer widths such as 1,2,4,4; "
                        f"got {args.skeleton!r}") from None
-    return DecisionDiagramClassifier(skeleton, splits=args.splits, alpha=args.alpha,
-                                     time_limit=60.0 if args.time_limit is None else args.time_limit)
+    return DecisionDiagramClassifier(skeleton, splits=args.splits, alpha=args.alpha, verbose=args.verbose,
+                                     **limit)
 
 
 def _inputs(method: str, table):

@@ -135,7 +135,9 @@ def test_timeout_without_incumbent_returns_the_flagged_heuristic():
     rng = np.random.default_rng(2)
     X = rng.random((400, 6))
     y = (X[:, 0] * X[:, 1] + 0.3 * rng.random(400) > 0.4).astype(int)
-    clf = DecisionDiagramClassifier((1, 2, 4, 4), time_limit=0.5, heuristic_time=0.0, random_state=0).fit(X, y)
+    with pytest.warns(UserWarning, match=r"time_limit=0.5 s reached: .*not proven optimal"):
+        clf = DecisionDiagramClassifier((1, 2, 4, 4), time_limit=0.5, heuristic_time=0.0,
+                                        random_state=0).fit(X, y)
     assert not clf.is_optimal_ and clf.gap_ > 0
     assert clf.from_heuristic_ == clf.status_.startswith("heuristic")
     assert clf.objective_ <= clf.heuristic_objective_ + 1e-12

@@ -62,10 +62,11 @@ def test_errors_formula_over_the_cap_is_refused_before_building():
     X, y = wide_data()
     start = time.perf_counter()
     with pytest.raises(FormulaTooLargeError, match="over the cap"):
-        SATTreeClassifier("errors", max_depth=3, time_limit=5).fit(X, y)
+        SATTreeClassifier("errors", max_depth=3, time_limit=5, errors_search="maxsat").fit(X, y)
     assert time.perf_counter() - start < 5
-    with pytest.raises(ValueError, match="round or bin numeric columns"):
-        SATTreeClassifier("errors", max_depth=3).fit(X, y)        # no limit: no memory blow-up
+    with pytest.raises(ValueError, match="round or bin numeric columns"):          # no limit:
+        SATTreeClassifier("errors", max_depth=3, time_limit=None,                   # no memory
+                          errors_search="maxsat").fit(X, y)                          # blow-up
 
 
 def test_errors_time_limit_holds_while_building_the_formula():
@@ -74,7 +75,7 @@ def test_errors_time_limit_holds_while_building_the_formula():
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)        # the time-out's warning
-        clf = SATTreeClassifier("errors", max_depth=3, time_limit=1.0).fit(X, y)
+        clf = SATTreeClassifier("errors", max_depth=3, time_limit=1.0, errors_search="maxsat").fit(X, y)
     assert time.perf_counter() - start < 1.0 + MARGIN
     if clf.timed_out_:          # the greedy tree of depth <= 3, or a leaf
         assert clf.tree_source_ in ("greedy", "leaf") and clf.depth_ <= 3 and not clf.is_optimal_
@@ -142,7 +143,7 @@ def test_ctrl_c_without_a_tree_raises_keyboard_interrupt_and_stops_the_worker():
     out = _run_interrupted("""
         X, y = X[:500], y[:500]
         try:
-            SATTreeClassifier("depth").fit(X, y)
+            SATTreeClassifier("depth", time_limit=None).fit(X, y)
             out["outcome"] = "returned"
         except KeyboardInterrupt:
             out["outcome"] = "KeyboardInterrupt"

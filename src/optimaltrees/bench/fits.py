@@ -251,8 +251,11 @@ def sat(*, data: str, drop=(), objective: str = "depth", solver: str = "cadical1
     from optimaltrees import SATTreeClassifier
 
     X, y = _categorical(data, drop)
+    # time_limit=None: the paper's method alone (no greedy fallback); the runner's
+    # per-fit limit stops it
     model = SATTreeClassifier(objective, categorical=SAT_TESTS[tests], solver=solver,
-                              depth_search=depth_search, repair=repair, random_state=random_state)
+                              depth_search=depth_search, repair=repair, random_state=random_state,
+                              time_limit=None)
     with _Clock() as clock:
         model.fit(X, y)
     return _sat_record(model, clock)
@@ -266,7 +269,8 @@ def dp_size(*, data: str, drop=(), tests: str = "onehot") -> dict:
 
     X, y = _categorical(data, drop)
     with _Clock() as clock:
-        depth_fit = SATTreeClassifier("depth", categorical=SAT_TESTS[tests], depth_search="dp").fit(X, y)
+        depth_fit = SATTreeClassifier("depth", categorical=SAT_TESTS[tests], depth_search="dp",
+                                      time_limit=None).fit(X, y)
         B = depth_fit.binarizer_.transform(X).astype(float)
         k = depth_fit.min_depth_
         model = OptimalTreeClassifier(max_depth=k, complexity_cost=1.0 / 2 ** (k + 1) / len(y)).fit(B, y)

@@ -225,6 +225,17 @@ def clean_splits(plc: Placement, points: Points, skeleton: Skeleton, *, univaria
     return plc
 
 
+class _Say:
+    """Phase lines of a verbose fit (the solver's own log comes between them)."""
+
+    def __init__(self, verbose: bool, start: float) -> None:
+        self.verbose, self.start = verbose, start
+
+    def __call__(self, text: str) -> None:
+        if self.verbose:
+            print(f"diagram [{time.perf_counter() - self.start:6.2f} s] {text}", flush=True)
+
+
 @dataclass
 class TrainResult:
     model: DecisionDiagram
@@ -260,6 +271,9 @@ def train_diagram(enc: Encoding, skeleton: Skeleton, settings: Settings, *, dead
     heur_model = enc.to_model(clean_splits(heur, points, skeleton, univariate=enc.univariate), skeleton)
     heur_check = verify(heur_model, enc, skeleton, settings)
     trace = [(time.perf_counter() - start, heur_check.objective, 0.0)]
+    say = _Say(verbose, start)
+    say(f"heuristic: {heur_check.errors} training error{'' if heur_check.errors == 1 else 's'}, "
+        f"objective {heur_check.objective:.6g}")
     milp, res, skipped = None, None, None
     if interrupted:
         skipped = "interrupted"
@@ -278,6 +292,9 @@ def train_diagram(enc: Encoding, skeleton: Skeleton, settings: Settings, *, dead
             left = None if deadline is None else deadline - time.perf_counter()
             if left is not None and left < MIN_SOLVE_SECONDS:
                 raise OutOfTime
+            say(f"MILP: {milp.n_cols:,} variables, {milp.n_rows:,} constraints, {int(milp.A.nnz):,} "
+                f"nonzeros; {solver} for {'as long as it takes' if left is None else f'up to {left:.1f} s'}"
+                " (its log follows)")
             res = solve(milp, solver=solver, start=x0, cutoff=heur_obj + 1e-7, time_limit=left,
                         threads=threads, verbose=verbose)
         except OutOfTime:
@@ -286,6 +303,11 @@ def train_diagram(enc: Encoding, skeleton: Skeleton, settings: Settings, *, dead
             skipped = "interrupted"
     if res is None:      # the solver had no say: the heuristic's diagram, unproven
         res = MilpResult(None, np.inf, 0.0, skipped, 0.0, [])
+        say(f"MILP not run ({skipped})")
+    else:
+        found = ("nothing better than the heuristic" if res.x is None or res.objective >= heur_obj - 1e-9
+                 else f"objective {res.objective:.6g}")
+        say(f"MILP: {res.status} after {res.seconds:.1f} s; {found}; lower bound {max(res.bound, 0.0):.6g}")
     offset = time.perf_counter() - start - res.seconds
     trace += [(t + offset, obj, bnd) for t, obj, bnd in res.trace if obj < trace[-1][1] - 1e-12]
 

@@ -35,6 +35,7 @@ import numpy as np
 from optimaltrees.search.sat.decode import PerfectTree, leaf_count
 from optimaltrees.search.sat.encoding import TreeEncoding, route
 from optimaltrees.search.sat.problem import Problem
+from optimaltrees.search.sat.worker import OutOfTime, seconds_left
 
 
 class NoTreeWithinDepthError(ValueError):
@@ -72,9 +73,41 @@ class SATResult:
     depth_optimal: bool = False
     size_optimal: bool = False
     stats: SATStats = field(default_factory=SATStats)
+    over_tests: bool = False               # node features index all Boolean tests, not kept columns
 
 
-Report = Callable[[SATResult], None]
+@dataclass(frozen=True)
+class SATProgress:
+    """Where the search is (reported at most every ``progress`` seconds when
+    asked for, for a progress display; not a result)."""
+    phase: str                     # "depth" (DT-depth) or "size" (DT-size at the minimum depth)
+    depth: int                     # depth of the formula being solved
+    leaves: int | None             # DT-size: the leaf bound being tried
+    lower: int                     # proven: depth ("depth"), or nodes ("size")
+    upper: int | None              # best known by the search: nodes ("size"), None ("depth")
+    sat_calls: int
+    rounds: int
+    examples_encoded: int
+
+
+Report = Callable[[object], None]
+
+
+class _Ticker:
+    """Sends a :class:`SATProgress` through ``report`` every ``every`` seconds."""
+
+    def __init__(self, report: Report | None, every: float | None) -> None:
+        self.report = report if every is not None else None
+        self.every = every
+        self.last = -math.inf
+
+    def __call__(self, make: Callable[[], SATProgress], force: bool = False) -> None:
+        if self.report is None:
+            return
+        now = time.perf_counter()
+        if force or now - self.last >= self.every:
+            self.last = now
+            self.report(make())
 
 
 def _solve_round(enc: TreeEncoding, assumptions: list[int], last: np.ndarray | None,
@@ -99,13 +132,16 @@ def _solve_round(enc: TreeEncoding, assumptions: list[int], last: np.ndarray | N
 def _fit_loop(enc: TreeEncoding, B: np.ndarray, y: np.ndarray, order_rank: np.ndarray,
               per_round: int, stats: SATStats, assumptions=(),
               repair: tuple[int, ...] = DEFAULT_REPAIR,
-              start: np.ndarray | None = None) -> PerfectTree | None:
+              start: np.ndarray | None = None, tick=None) -> PerfectTree | None:
     """Algorithm 3: a tree of the encoding's depth that fits every example
     (within the assumptions), or None when there is none.  ``start``: node
-    features of a tree to repair first (e.g. the last bound's tree)."""
+    features of a tree to repair first (e.g. the last bound's tree);
+    ``tick()`` is called every round (progress)."""
     assumptions = [int(a) for a in assumptions]
     last = start
     while True:
+        if tick is not None:
+            tick()
         stats.rounds += 1
         t0 = time.perf_counter()
         sat = _solve_round(enc, assumptions, last, repair, stats)
@@ -126,8 +162,10 @@ def _fit_loop(enc: TreeEncoding, B: np.ndarray, y: np.ndarray, order_rank: np.nd
 def min_depth(problem: Problem, *, max_depth: int | None = None, solver: str = "cadical195",
               per_round: int = 1, order: np.ndarray | None = None,
               repair: tuple[int, ...] = DEFAULT_REPAIR,
-              report: Report | None = None) -> tuple[SATResult, TreeEncoding | None]:
+              report: Report | None = None,
+              progress: float | None = None) -> tuple[SATResult, TreeEncoding | None]:
     """DT-depth: the smallest depth of a tree that fits every example.
+    ``progress``: report a :class:`SATProgress` at most this often (seconds).
 
     Returns the result and the solver state at that depth (for
     :func:`min_size`).  Raises :class:`NoTreeWithinDepthError` past ``max_depth``.
@@ -142,10 +180,17 @@ def min_depth(problem: Problem, *, max_depth: int | None = None, solver: str = "
     k, cap = _depth_range(problem, present.size, max_depth)
     core: list[int] = []                  # the examples that proved the last depth infeasible
     lower = k
+    ticker = _Ticker(report, progress)
     while k <= cap:
         stats.depths_tried.append(k)
         enc = TreeEncoding(B, y, problem.n_classes, k, solver=solver)
-        tree = _fit_loop(enc, B, y, order_rank, per_round, stats, repair=repair)
+
+        def tick(force: bool = False, enc=enc, k=k) -> None:
+            ticker(lambda: SATProgress("depth", k, None, k, None, stats.sat_calls, stats.rounds,
+                                       len(enc.encoded)), force)
+
+        tick(force=True)
+        tree = _fit_loop(enc, B, y, order_rank, per_round, stats, repair=repair, tick=tick)
         stats.absorb(enc)
         if tree is not None:
             leaves = leaf_count(tree, B, y, problem.n_classes)
@@ -168,13 +213,29 @@ def min_depth(problem: Problem, *, max_depth: int | None = None, solver: str = "
     raise NoTreeWithinDepthError("no consistent tree exists (conflicting examples)")
 
 
+def dp_search(B: np.ndarray, y: np.ndarray, n_classes: int, depth: int):
+    """The DP engine's optimal tree of depth <= ``depth`` over the 0/1 columns
+    of ``B`` (a ``search.contree.SearchResult``, proven optimal), within the
+    in-process deadline if any (:class:`OutOfTime` otherwise)."""
+    from optimaltrees.search.contree import search_tree
+
+    left = seconds_left()
+    if left is not None and left <= 0:
+        raise OutOfTime
+    found = search_tree(np.asarray(B, dtype=np.float64), np.asarray(y, dtype=np.int64), n_classes,
+                        depth, time_limit=left)
+    if found.interrupted:
+        raise KeyboardInterrupt
+    if found.timed_out or found.stopped or found.memory_out:
+        raise OutOfTime
+    return found
+
+
 def min_depth_dp(problem: Problem, *, max_depth: int | None = None,
                  report: Report | None = None) -> tuple[SATResult, None]:
     """DT-depth by the library's exact DP engine instead of SAT: the smallest
     depth whose optimal tree makes no error (each infeasible depth is proven
     by the DP's bound).  Often far faster than SAT's UNSAT proofs."""
-    from optimaltrees.search.contree import search_tree
-
     B, y = problem.B, problem.row_classes()
     stats = SATStats()
     present = np.unique(y)
@@ -183,7 +244,7 @@ def min_depth_dp(problem: Problem, *, max_depth: int | None = None,
     k, cap = _depth_range(problem, present.size, max_depth)
     while k <= cap:
         stats.depths_tried.append(k)
-        found = search_tree(B.astype(np.float64), y, problem.n_classes, k)
+        found = dp_search(B, y, problem.n_classes, k)
         if found.objective == 0:
             tree = _perfect_from_tree(found.tree, k)
             result = SATResult(tree, k, leaf_count(tree, B, y, problem.n_classes), present.size,
@@ -200,9 +261,11 @@ def min_depth_dp(problem: Problem, *, max_depth: int | None = None,
         "misclassifications")
 
 
-def _perfect_from_tree(tree, depth: int) -> PerfectTree:
+def _perfect_from_tree(tree, depth: int, test_of=None) -> PerfectTree:
     """A Tree over 0/1 columns (threshold 0.5) as a perfect heap tree of
-    ``depth``: a shallow leaf repeats its class below any test."""
+    ``depth``: a shallow leaf repeats its class below any test.
+    ``test_of(feature, threshold)``: the test a split stands for (default:
+    its feature; left = the test false)."""
     N = 1 << depth
     node_feature = np.zeros(N, dtype=np.int64)
     leaf_class = np.zeros(N, dtype=np.int64)
@@ -216,7 +279,7 @@ def _perfect_from_tree(tree, depth: int) -> PerfectTree:
             fill(2 * q, node, level + 1)
             fill(2 * q + 1, node, level + 1)
             return
-        node_feature[q] = f
+        node_feature[q] = f if test_of is None else test_of(f, float(tree.threshold[node]))
         fill(2 * q, int(tree.children_left[node]), level + 1)
         fill(2 * q + 1, int(tree.children_right[node]), level + 1)
 
@@ -227,7 +290,7 @@ def _perfect_from_tree(tree, depth: int) -> PerfectTree:
 def min_size(problem: Problem, depth_result: SATResult, enc: TreeEncoding | None, *,
              solver: str = "cadical195", cardinality: str = "counter", per_round: int = 1,
              order: np.ndarray | None = None, repair: tuple[int, ...] = DEFAULT_REPAIR,
-             report: Report | None = None) -> SATResult:
+             report: Report | None = None, progress: float | None = None) -> SATResult:
     """DT-size: at the minimum depth, the tree with the fewest leaves (nodes = 2L-1)."""
     result = depth_result
     if result.tree is None or result.tree.depth == 0:        # one leaf is minimal
@@ -238,17 +301,25 @@ def min_size(problem: Problem, depth_result: SATResult, enc: TreeEncoding | None
         enc = TreeEncoding(B, y, problem.n_classes, result.tree.depth, solver=solver)
         try:
             return min_size(problem, result, enc, solver=solver, cardinality=cardinality,
-                            per_round=per_round, order=order, repair=repair, report=report)
+                            per_round=per_round, order=order, repair=repair, report=report,
+                            progress=progress)
         finally:
             enc.delete()
     stats = result.stats
     order_rank = _order_rank(problem.n_rows, order)
     lo, hi = result.leaves_lower_bound, result.leaves
     enc.add_leaf_counter(hi, cardinality)
+    ticker = _Ticker(report, progress)
     while lo < hi:
         L = (lo + hi) // 2
+
+        def tick(force: bool = False, L=L, lo=lo, hi=hi) -> None:
+            ticker(lambda: SATProgress("size", enc.k, L, 2 * lo - 1, 2 * hi - 1, stats.sat_calls,
+                                       stats.rounds, len(enc.encoded)), force)
+
+        tick(force=True)
         tree = _fit_loop(enc, B, y, order_rank, per_round, stats, enc.at_most_leaves(L),
-                         repair=repair, start=result.tree.node_feature)
+                         repair=repair, start=result.tree.node_feature, tick=tick)
         stats.absorb(enc)
         if tree is None:
             lo = L + 1                     # final: the formula only grows
@@ -288,18 +359,20 @@ def infer(problem: Problem, *, objective: str = "depth", max_depth: int | None =
           solver: str = "cadical195", cardinality: str = "counter", per_round: int = 1,
           order: np.ndarray | None = None, depth_search: str = "sat",
           repair: tuple[int, ...] = DEFAULT_REPAIR,
-          report: Report | None = None) -> SATResult:
+          report: Report | None = None, progress: float | None = None) -> SATResult:
     """DT-depth, then DT-size when ``objective == "size"`` (one solver
-    throughout).  ``depth_search="dp"`` finds the depth with the DP engine."""
+    throughout).  ``depth_search="dp"`` finds the depth with the DP engine.
+    ``progress``: also report a :class:`SATProgress` at most this often."""
     if depth_search == "dp":
         result, enc = min_depth_dp(problem, max_depth=max_depth, report=report)
     else:
         result, enc = min_depth(problem, max_depth=max_depth, solver=solver, per_round=per_round,
-                                order=order, repair=repair, report=report)
+                                order=order, repair=repair, report=report, progress=progress)
     try:
         if objective == "size":
             result = min_size(problem, result, enc, solver=solver, cardinality=cardinality,
-                              per_round=per_round, order=order, repair=repair, report=report)
+                              per_round=per_round, order=order, repair=repair, report=report,
+                              progress=progress)
     finally:
         if enc is not None:
             enc.delete()
