@@ -108,9 +108,11 @@ class ProgressLine:
         bar = self._bar
         if bar.total is not None:
             bar.n = min(progress.elapsed, bar.total)
-        obj = "-" if math.isinf(progress.objective) else f"{progress.objective:g}"
-        bar.set_postfix_str(f"best={obj} bound={progress.lower_bound:g} "
-                            f"gap={100 * progress.relative_gap:.2f}% restart={progress.restart}",
+        # before the first tree there is no objective and so no gap (not "nan%")
+        found = math.isfinite(progress.objective)
+        obj = f"{progress.objective:g}" if found else "-"
+        gap = f"{100 * progress.relative_gap:.2f}%" if found else "-"
+        bar.set_postfix_str(f"best={obj} bound={progress.lower_bound:g} gap={gap} restart={progress.restart}",
                             refresh=True)
 
     def show(self, elapsed: float, text: str) -> None:

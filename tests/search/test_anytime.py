@@ -74,3 +74,17 @@ def test_reduction_preserves_the_optimum(data, depth):
     reduced = brute_force_objective(X[red.rows][:, red.features], red.y, depth)
     assert reduced + red.offset == pytest.approx(full)
     assert red.conflict_bound + red.offset <= full + 1e-9
+
+
+def test_progress_line_before_the_first_tree_shows_no_nan(capsys):
+    """Before any tree the objective is infinite: the line says "-", not "nan%"."""
+    from optimaltrees.anytime import Progress, ProgressLine
+
+    line = ProgressLine(10.0)
+    line.update(Progress(0.1, float("inf"), 3.0, 0, False))
+    line.update(Progress(0.2, 8.0, 4.0, 0, True))
+    line.close()
+    err = capsys.readouterr().err
+    assert "nan" not in err
+    assert "best=- bound=3 gap=-" in err
+    assert "best=8 bound=4 gap=50.00%" in err
