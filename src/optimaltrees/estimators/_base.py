@@ -8,7 +8,7 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import Interval, validate_parameter_constraints
 from sklearn.utils.validation import check_is_fitted
 
 from optimaltrees.data.validation import check_integer  # noqa: F401  (re-exported to the estimators)
@@ -119,6 +119,12 @@ def validate_params(estimator) -> None:
     validation against its ``_parameter_constraints``, then the checks that
     involve several parameters (``_check_param_combinations``).  Raises
     ValueError or TypeError naming the parameter; ``fit`` and the model-file
-    loader both call it."""
-    estimator._validate_params()
+    loader both call it.  scikit-learn's own checker, called on the
+    parameters directly: ``BaseEstimator._validate_params`` first rebuilds
+    them with ``get_params`` (``inspect.signature``), which cost more than a
+    small fit's search."""
+    validate_parameter_constraints(
+        estimator._parameter_constraints,
+        {name: getattr(estimator, name) for name in estimator._parameter_constraints},
+        caller_name=type(estimator).__name__)
     estimator._check_param_combinations()
