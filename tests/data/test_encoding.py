@@ -41,14 +41,32 @@ def test_subset_keeps_sorted_orders():
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.integers(1, 40), st.integers(1, 5), st.integers(1, 4), st.integers(0, 2**32 - 1))
-def test_row_groups_match_identical_rows(n, p, values, seed):
+@given(st.integers(1, 40), st.integers(1, 70), st.sampled_from([1, 2, 3, 4, 40]),
+       st.booleans(), st.integers(0, 2**32 - 1))
+def test_row_groups_match_identical_rows(n, p, values, duplicate, seed):
+    """Also with many wide columns and duplicated rows, where the columns are
+    grouped in several 62-bit batches."""
     from optimaltrees.data.reduction import _row_groups
 
-    X = np.random.default_rng(seed).integers(0, values, size=(n, p)).astype(float)
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, values, size=(n, p)).astype(float)
+    if duplicate:
+        X = X[rng.integers(0, n, size=n)]
     group = _row_groups(encode_features(X).rank)
     _, expected = np.unique(X, axis=0, return_inverse=True)
     expected = expected.reshape(-1)
     # the same partition of the rows (group numbers may differ)
     pairs = set(zip(group.tolist(), expected.tolist()))
     assert len(pairs) == len(set(group.tolist())) == len(set(expected.tolist()))
+
+
+def test_row_groups_do_not_overflow_on_many_columns():
+    """Rows 0 and 1 differ only in the first of 65 binary columns: one 64-bit
+    key over all columns would wrap to the same value for both (row 2 makes
+    every column binary)."""
+    from optimaltrees.data.reduction import _row_groups
+
+    rank = np.zeros((65, 3), dtype=np.int32)
+    rank[0, 1] = 1
+    rank[1:, 2] = 1
+    assert len(set(_row_groups(rank).tolist())) == 3

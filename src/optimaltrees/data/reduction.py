@@ -70,9 +70,9 @@ def _distinct_features(rank: np.ndarray) -> np.ndarray:
     """Indices of the first column of each partition-equivalence class."""
     kept: list[int] = []
     seen: set[bytes] = set()
-    for f in range(rank.shape[0]):
+    tops = rank.max(axis=1, initial=0).tolist()
+    for f, top in enumerate(tops):
         r = rank[f]
-        top = int(r.max(initial=0))
         if top == 0:
             continue  # constant: never splits
         # ranks are dense per column, so equal partitions <=> equal (or mirrored) ranks
@@ -89,19 +89,28 @@ def _distinct_features(rank: np.ndarray) -> np.ndarray:
 def _row_groups(rank: np.ndarray, checkpoint: Callable[[], None] | None = None) -> np.ndarray:
     """Group id of each row (identical rows share one), from the (p, n) ranks.
 
-    Groups are refined one column at a time, so ``checkpoint()`` can stop it
-    between columns, and it ends as soon as every row is alone (on numeric
-    data, usually after a column or two)."""
+    Columns are folded into one mixed-radix key for as long as the key fits
+    in 62 bits (dozens of binary columns at once), then the rows are grouped
+    by that key with one sort, so ``checkpoint()`` can stop it between
+    batches, and it ends as soon as every row is alone (on numeric data,
+    usually after a column or two)."""
     n = rank.shape[1]
     group = np.zeros(n, dtype=np.int64)
     n_groups = 1
-    for f in range(rank.shape[0]):
-        if n_groups == n:
-            break
+    limit = 1 << 62
+    f, p = 0, rank.shape[0]
+    while f < p and n_groups < n:
         if checkpoint is not None:
             checkpoint()
-        # < n groups times <= n ranks: fits in int64 for any n below 2^31
-        key = group * (int(rank[f].max(initial=0)) + 1) + rank[f]
+        key, span = group, n_groups
+        while f < p:
+            radix = int(rank[f].max(initial=0)) + 1
+            if span * radix >= limit and span > n_groups:
+                break  # the batch is full: group by it first
+            # span * radix < 2^62 unless a lone column is that wide, which needs n > 2^31
+            key = key * radix + rank[f]
+            span *= radix
+            f += 1
         uniq, group = np.unique(key, return_inverse=True)
         group = group.reshape(-1)
         n_groups = len(uniq)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, validate_parameter_constraints
+from sklearn.utils._param_validation import Interval, make_constraint, validate_parameter_constraints
 from sklearn.utils.validation import check_is_fitted
 
 from optimaltrees.data.validation import check_integer  # noqa: F401  (re-exported to the estimators)
@@ -119,12 +119,30 @@ def validate_params(estimator) -> None:
     validation against its ``_parameter_constraints``, then the checks that
     involve several parameters (``_check_param_combinations``).  Raises
     ValueError or TypeError naming the parameter; ``fit`` and the model-file
-    loader both call it.  scikit-learn's own checker, called on the
-    parameters directly: ``BaseEstimator._validate_params`` first rebuilds
-    them with ``get_params`` (``inspect.signature``), which cost more than a
-    small fit's search."""
-    validate_parameter_constraints(
-        estimator._parameter_constraints,
-        {name: getattr(estimator, name) for name in estimator._parameter_constraints},
-        caller_name=type(estimator).__name__)
+    loader both call it.
+
+    Valid parameters are checked against constraint objects built once per
+    class; anything else goes through scikit-learn's own checker, for its
+    message.  (Rebuilding the constraints, or ``BaseEstimator._validate_params``
+    with its ``inspect.signature``, cost more than a small fit's search.)"""
+    params = {name: getattr(estimator, name) for name in estimator._parameter_constraints}
+    checks = _compiled_constraints(type(estimator))
+    if not all(any(c.is_satisfied_by(params[name]) for c in cs) for name, cs in checks.items()):
+        validate_parameter_constraints(estimator._parameter_constraints, params,
+                                       caller_name=type(estimator).__name__)
     estimator._check_param_combinations()
+
+
+_COMPILED: dict[type, dict] = {}
+
+
+def _compiled_constraints(cls: type) -> dict:
+    """``cls._parameter_constraints`` as scikit-learn constraint objects,
+    built on first use (a class's table never changes)."""
+    compiled = _COMPILED.get(cls)
+    if compiled is None:
+        compiled = {name: [make_constraint(c) for c in constraints]
+                    for name, constraints in cls._parameter_constraints.items()
+                    if constraints != "no_validation"}
+        _COMPILED[cls] = compiled
+    return compiled
