@@ -255,6 +255,13 @@ def _tree_source(value, where: str) -> str:
     return source
 
 
+def _diagram_source(value, where: str) -> str:
+    source = _string(value, where)
+    if source not in ("heuristic", "exact tree", "milp"):
+        raise ValueError(f"{where}: must be 'heuristic', 'exact tree' or 'milp', got {source!r}")
+    return source
+
+
 def _optional(decode):
     return lambda value, where: None if value is None else decode(value, where)
 
@@ -581,8 +588,8 @@ _FITTED = {
     DecisionDiagramClassifier: {
         **_COMMON, "diagram_": _diagram, "n_classes_": _size, "sensitive_levels_": _labels, "scale_offset_": _reals,
         "scale_": _reals, "objective_": _real, "lower_bound_": _real, "status_": _string,
-        "from_heuristic_": _boolean, "timed_out_": _boolean, "interrupted_": _boolean,
-        "heuristic_objective_": _real, "trace_": _trace, "solve_time_": _real, "n_nodes_": _non_negative,
+        "from_heuristic_": _boolean, "diagram_source_": _diagram_source, "timed_out_": _boolean,
+        "interrupted_": _boolean, "heuristic_objective_": _real, "trace_": _trace, "solve_time_": _real, "n_nodes_": _non_negative,
         "fairness_rates_": _pair_of_reals},
 }
 _REQUIRED = {OptimalTreeClassifier: ("classes_", "n_features_in_", "tree_", "summary_"),

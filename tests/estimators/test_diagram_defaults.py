@@ -84,6 +84,12 @@ def test_verbose_shows_the_phases(capsys):
     DecisionDiagramClassifier((1, 2), verbose=True).fit(X, y)
     out = capsys.readouterr().out
     assert "diagram [" in out and "heuristic: " in out and "training error" in out
+    # a separable set: the exact trees' bound proves the start, no MILP is needed
+    assert "exact trees (" in out and "MILP not needed: the start meets the lower bound" in out
+    y[:3] = 1 - y[:3]      # noise: the start is not trivially optimal
+    DecisionDiagramClassifier((1, 2), verbose=True, tree_time=0).fit(X, y)
+    out = capsys.readouterr().out
+    assert "exact trees (" not in out
     assert "MILP: " in out and "variables" in out and "lower bound" in out
     DecisionDiagramClassifier((1, 2)).fit(X, y)
     assert "diagram [" not in capsys.readouterr().out

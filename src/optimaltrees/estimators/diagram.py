@@ -23,10 +23,10 @@ from optimaltrees.search.diagram.train import encode, fairness_rates, train_diag
 
 #: default time_limit of a fit, seconds
 DEFAULT_TIME_LIMIT = 10.0
-#: the exact tree of the skeleton's depth, for comparison: this share of the
-#: time limit at most (and at most EXACT_TREE_SECONDS), skeletons up to this depth
-EXACT_TREE_SHARE = 0.05
-EXACT_TREE_SECONDS = 1.0
+#: the exact tree searches (starts and bounds): by default this share of the
+#: time limit (EXACT_TREE_SECONDS without one), skeletons up to this depth
+EXACT_TREE_SHARE = 0.3
+EXACT_TREE_SECONDS = 60.0
 EXACT_TREE_MAX_DEPTH = 8
 
 
@@ -34,20 +34,21 @@ def _errors(n: int) -> str:
     return f"{n} training error{'' if n == 1 else 's'}"
 
 
-def _status(proven: bool, status: str, solver_status, from_heuristic: bool, bound: float = 0.0) -> str:
+def _status(proven: bool, status: str, solver_status, source: str, bound: float = 0.0) -> str:
     """The summary's status line from the trainer's status (a solver status,
-    "heuristic", or why the answer is not trusted) and the solver's."""
+    where the diagram came from, or why the answer is not trusted) and the solver's."""
     if proven:
         return "proven optimal"
     plain = {"time_limit": "time limit reached", "interrupted": "interrupted"}
-    if status == "heuristic" or status in plain:     # the solver's status says more
+    if status in ("heuristic", "exact tree") or status in plain:     # the solver's status says more
         text = f"not proven optimal ({plain.get(solver_status, solver_status)})"
     else:
         text = f"not proven optimal: {status}"
-    if from_heuristic and not status.startswith(("heuristic (", "unverified")):
-        text += "; the heuristic's diagram: the MILP found nothing better"
+    if source != "milp" and not status.startswith(("heuristic (", "exact tree (", "unverified")):
+        text += ("; the heuristic's diagram" if source == "heuristic"
+                 else "; the exact tree laid on the skeleton") + ": the MILP found nothing better"
         text += (" and proved no lower bound above 0" if bound <= 0
-                 else f" (its lower bound: {bound:.6g})")
+                 else f" (the lower bound: {bound:.6g})")
     return text
 
 
@@ -82,26 +83,29 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         MILP, solver, checks); default 10; None = until proven (the MILP may
         then run for hours: iris on the default skeleton is not proven in
         minutes).  At the limit ``fit`` returns the best diagram known (the
-        heuristic's when the MILP found nothing better), warns (UserWarning
+        heuristic's or the exact tree's when the MILP found nothing better), warns (UserWarning
         naming the limit, the lower bound and, where one exists, a faster
         method for the same problem) and sets ``timed_out_``; ``status_``
-        and ``summary_.status`` say whether the MILP improved on the
-        heuristic and what it proved.  Measured (2 cores): on iris, banknote
-        and raisin no skeleton from (1, 2) to (1, 2, 4, 4) is proven in
-        10 s (nor, for iris, in 60 s); the heuristic's diagram comes back.
-        First, for comparison, the optimal *tree* of the skeleton's depth at
-        the same price per node (``OptimalTreeClassifier``'s engine; at most
-        5% of the limit or 1 s; univariate splits without fairness,
-        min_flow or max_nodes): when it scores better than the diagram
-        returned, the time-out warning gives its numbers (iris, default
-        skeleton: 0 errors for the depth-4 tree against the diagram's 1);
-        ``stats_["exact_tree"]`` has them for every fit.  The solver runs in a
-        child process that is killed 0.25 s past the limit (HiGHS cannot be
-        interrupted in some phases), so a fit ends within about 0.5 s of it;
-        with no time left for the MILP the heuristic's diagram is returned.
-        Ctrl-C returns the best diagram so far at once.
+        and ``summary_.status`` say whether the MILP improved on its start
+        and what it proved.  The solver runs in a child process
+        that is killed 0.25 s past the limit (HiGHS cannot be interrupted in
+        some phases), so a fit ends within about 0.5 s of it; with no time
+        left for the MILP the best start is returned.  Ctrl-C returns the
+        best diagram so far at once.
     solver : ``"highs"`` (default, installed) or ``"gurobi"`` (needs gurobipy).
     heuristic_time : seconds of heuristic restarts before the solver starts.
+    tree_time : seconds for the exact tree searches (``OptimalTreeClassifier``'s
+        engine) that come before the MILP; default: 30 % of ``time_limit``
+        (60 s without one); 0 turns them off.  The optimal tree of the
+        skeleton's depth at the diagram's price per node, laid on the
+        skeleton (identical subtrees of a level folded into one node, cut
+        where a level is too narrow, then merges searched), is the MILP's
+        start when it beats the heuristic's diagram.  With univariate
+        splits the fewest errors of trees of depth 1..D also bound every
+        diagram (a diagram unfolds into a tree of depth <= its layers and
+        <= its nodes): the bound is the MILP's cut, and a start that meets
+        it is proven optimal without the MILP.  ``stats_["tree_searches"]``
+        has each search, ``stats_["tree_bound"]`` the bound.
     epsilon : margin that makes "<" usable in the multivariate MILP (features
         scaled to [0, 1]); univariate tests are exact and need none.
 
@@ -125,7 +129,9 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         fraction (0.0 when the bound meets the objective), as on every estimator
     is_optimal_ : bool        proven optimal and verified (see Trust above)
     status_ : str             the solver's status, or why the answer is not trusted
-    from_heuristic_ : bool    the diagram is the heuristic's (the solver found nothing better)
+    from_heuristic_ : bool    the diagram is the heuristic's (nothing better was found)
+    diagram_source_ : str     where the diagram comes from: "heuristic", "exact tree" (the
+        optimal tree laid on the skeleton) or "milp"
     timed_out_ : bool         the time limit stopped the solver (or kept it from starting)
     interrupted_ : bool       Ctrl-C stopped the fit (the best diagram so far is kept)
     heuristic_objective_, trace_, solve_time_, n_nodes_, stats_, fairness_rates_
@@ -137,7 +143,7 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
                  tree: bool = False, max_nodes: int | None = None, min_flow: float | None = None,
                  fairness_ratio: float | None = None, sensitive=None, positive_class=None,
                  time_limit: float | None = DEFAULT_TIME_LIMIT, solver: str = "highs",
-                 heuristic_time: float = 1.0,
+                 heuristic_time: float = 1.0, tree_time: float | None = None,
                  epsilon: float = 1e-4, threads: int = 1, random_state: int | None = None,
                  verbose: bool = False):
         self.skeleton = skeleton
@@ -152,6 +158,7 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         self.time_limit = time_limit
         self.solver = solver
         self.heuristic_time = heuristic_time
+        self.tree_time = tree_time
         self.epsilon = epsilon
         self.threads = threads
         self.random_state = random_state
@@ -170,6 +177,7 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         "time_limit": positive_seconds(),
         "solver": [StrOptions(set(SOLVERS))],
         "heuristic_time": [Range(Real, 0, np.inf, closed="left")],
+        "tree_time": [Range(Real, 0, np.inf, closed="left"), None],
         "epsilon": [Range(Real, 0, 0.1, closed="right")],
         "threads": [Range(Integral, 1, None, closed="left")],
         "random_state": [Range(Integral, 0, None, closed="left"), np.random.Generator, None],
@@ -244,12 +252,13 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         settings = Settings(alpha=float(self.alpha), epsilon=float(self.epsilon), tree=bool(self.tree),
                             max_nodes=self.max_nodes, min_flow=min_flow, fairness=fairness)
         deadline = None if self.time_limit is None else start + float(self.time_limit)
-        exact = self._exact_tree(X, y_index, K, skeleton, settings)
         enc = encode(X, y_index, K, group, skeleton, settings, univariate=self.splits == "univariate")
         rng = np.random.default_rng(self.random_state)
         res = train_diagram(enc, skeleton, settings, deadline=deadline, solver=self.solver,
                             heuristic_time=float(self.heuristic_time), rng=rng,
-                            threads=int(self.threads), verbose=bool(self.verbose))
+                            threads=int(self.threads), verbose=bool(self.verbose),
+                            tree_time=self._tree_time(skeleton))
+        exact = self._exact_tree(res.stats, skeleton, settings, n)
         # univariate: thresholds between neighbouring training values in the original units;
         # multivariate: halfway between the training projections; both exact (epsilon = 0)
         self.diagram_ = res.model
@@ -262,6 +271,7 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         self.is_optimal_ = res.proven
         self.status_ = res.status
         self.from_heuristic_ = res.from_heuristic
+        self.diagram_source_ = res.source
         solver_status = res.stats.get("solver_status")
         self.timed_out_ = solver_status == "time_limit"
         self.interrupted_ = solver_status == "interrupted"
@@ -284,37 +294,34 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
             lower_bound=float(res.bound), gap=self.gap_, proven=bool(res.proven),
             timed_out=bool(self.timed_out_), interrupted=bool(self.interrupted_), memory_out=False,
             stopped=False, fit_seconds=self.fit_time_,
-            status=_status(res.proven, res.status, solver_status, res.from_heuristic, res.bound))
+            status=_status(res.proven, res.status, solver_status, res.source, res.bound))
         if self.timed_out_ and not res.proven:
             self._warn_time_limit(skeleton, settings, exact)
         return self
 
-    def _exact_tree(self, X, y_index, n_classes, skeleton, settings) -> dict | None:
-        """The optimal tree of the skeleton's depth at the diagram's price per
-        node (ConTree, for a few hundredths of a second on most data; at most
-        ``EXACT_TREE_SHARE`` of the limit): every tree-shaped univariate
-        diagram of the skeleton is one of its trees.  None where it does not
-        compare (multivariate splits, fairness, min_flow, max_nodes)."""
-        if (self.splits != "univariate" or settings.fairness is not None or settings.min_flow > 0
-                or settings.max_nodes is not None or skeleton.depth > EXACT_TREE_MAX_DEPTH):
-            return None
-        from optimaltrees.search.contree import search_tree
+    def _tree_time(self, skeleton) -> float:
+        """Seconds for the exact tree searches (0: none)."""
+        if skeleton.depth > EXACT_TREE_MAX_DEPTH:
+            return 0.0
+        if self.tree_time is not None:
+            return float(self.tree_time)
+        return EXACT_TREE_SECONDS if self.time_limit is None else EXACT_TREE_SHARE * float(self.time_limit)
 
-        n = len(y_index)
+    def _exact_tree(self, stats: dict, skeleton, settings, n: int) -> dict | None:
+        """The optimal tree of the skeleton's depth at the diagram's price per
+        node, in the diagram's units (the root is free), from the fit's first
+        exact tree search: every tree-shaped univariate diagram of the
+        skeleton is one of its trees.  None where it does not compare
+        (multivariate splits, fairness, min_flow, max_nodes) or did not run."""
+        searches = stats.get("tree_searches") or []
+        if (self.splits != "univariate" or settings.fairness is not None or settings.min_flow > 0
+                or settings.max_nodes is not None or not searches or searches[0]["depth"] != skeleton.depth):
+            return None
+        first = searches[0]
         cost = node_penalty(skeleton, settings.alpha)
-        budget = EXACT_TREE_SECONDS if self.time_limit is None else \
-            min(EXACT_TREE_SECONDS, EXACT_TREE_SHARE * float(self.time_limit))
-        found = search_tree(np.ascontiguousarray(X, dtype=np.float64), y_index, n_classes,
-                            skeleton.depth, node_cost=cost * n, time_limit=budget)
-        if found.interrupted:
-            raise KeyboardInterrupt
-        tree = found.tree
-        errors = int(tree.training_errors())
-        # in the diagram's units: the root is free, a leaf-only tree is a root
-        objective = errors / n + cost * max(int(tree.n_branch_nodes) - 1, 0)
-        proven = not (found.timed_out or found.stopped or found.memory_out)
-        return {"depth": skeleton.depth, "complexity_cost": cost, "errors": errors,
-                "objective": float(objective), "proven": bool(proven)}
+        objective = first["errors"] / n + cost * max(first["branch_nodes"] - 1, 0)
+        return {"depth": skeleton.depth, "complexity_cost": cost, "errors": first["errors"],
+                "objective": float(objective), "proven": bool(first["proven"])}
 
     def _exact_text(self, skeleton, exact) -> str:
         cost = exact["complexity_cost"]
@@ -326,8 +333,9 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
                 f"diagram's {self.objective_:.4g}")
 
     def _warn_time_limit(self, skeleton, settings, exact) -> None:
-        what = ("the heuristic's diagram (the MILP found nothing better)" if self.from_heuristic_
-                else "the best diagram the MILP found")
+        what = {"heuristic": "the heuristic's diagram (the MILP found nothing better)",
+                "exact tree": "the exact tree laid on the skeleton (the MILP found nothing better)",
+                }.get(self.diagram_source_, "the best diagram the MILP found")
         bound = (f"lower bound {self.lower_bound_:.4g} (gap {self.gap_:.1%})" if self.lower_bound_ > 0
                  else "no lower bound proven above 0")
         warnings.warn(f"time_limit={self.time_limit} s reached: returning {what}; "

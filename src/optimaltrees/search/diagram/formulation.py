@@ -169,10 +169,15 @@ def candidate_tests(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def build_milp(points: Points, skeleton: Skeleton, settings: Settings, *, multivariate: bool = False,
-               deadline: float | None = None) -> Milp:
+               deadline: float | None = None, error_cuts: list[tuple[float, float]] = (),
+               objective_floor: float = 0.0) -> Milp:
     """The MILP.  Univariate splits choose one of the candidate tests with a
     binary per (node, test) and route by it without big-M (tight LP), unless
     that matrix would be too large; multivariate splits use big-M hyperplanes.
+    ``error_cuts`` (a, b): "error rate >= a + b * used nodes" rows, and
+    ``objective_floor``: "objective >= floor", both from the exact trees
+    (:mod:`optimaltrees.search.diagram.trees`): valid for every diagram, and
+    far above the relaxation's own error term (which is near 0).
     Raises :class:`OutOfTime` once ``deadline`` (``time.perf_counter``) passes."""
     X, cnt = points.X, points.counts
     P, d = X.shape
@@ -281,6 +286,18 @@ def build_milp(points: Points, skeleton: Skeleton, settings: Settings, *, multiv
     cost[zn[:, term]] = wrong
     cost[zp[:, term]] = wrong
     cost[dn[1:]] = node_penalty(skeleton, settings.alpha)
+    if len(error_cuts) or objective_floor > 0:
+        # one column for the error rate (one dense row defines it), so that each cut is a short row
+        rate = b.cols((1,), 0, INF)
+        cost = np.r_[cost, 0.0]
+        error_cols = np.r_[zn[:, term].reshape(-1), zp[:, term].reshape(-1)]
+        error_vals = np.r_[wrong.reshape(-1), wrong.reshape(-1)]
+        b.rows(np.r_[rate, error_cols][None], np.r_[1.0, -error_vals], 0.0, 0.0)
+        for a, slope in error_cuts:
+            b.rows(np.r_[rate, dn][None], np.r_[1.0, np.full(m, -slope)], a, INF)
+        if objective_floor > 0:
+            b.rows(np.r_[rate, dn[1:]][None], np.r_[1.0, cost[dn[1:]]], objective_floor, INF)
+        index.update(error_rate=rate)
     return b.build(cost, index, d)
 
 
@@ -368,6 +385,9 @@ def start_vector(milp: Milp, points: Points, skeleton: Skeleton, plc: Placement)
     arc_of = np.full((m, m + skeleton.n_classes), -1, dtype=np.intp)    # (tail, head) -> arc id
     arc_of[skeleton.arc_tail, skeleton.arc_head] = np.arange(skeleton.n_arcs)
     x[ix["d"][plc.active]] = 1.0
+    if "error_rate" in ix:
+        cls, _, _ = plc.route(skeleton, points.X)
+        x[ix["error_rate"]] = (points.n - float(points.counts[np.arange(len(cls)), cls].sum())) / points.n
     for u in np.flatnonzero(plc.active):
         x[ix["yn"][skeleton.arc(u, int(plc.negative[u]))]] = 1.0
         x[ix["yp"][skeleton.arc(u, int(plc.positive[u]))]] = 1.0

@@ -194,3 +194,14 @@ class Placement:
                                new_id[self.negative[used]], new_id[self.positive[used]], layers,
                                skeleton.n_classes, np.asarray(offset, float), np.asarray(scale, float),
                                float(epsilon))
+
+
+def constant_placement(skeleton: Skeleton, n_features: int, cls: int) -> Placement:
+    """The root sends every row to its positive side, to class ``cls`` (feature
+    0 >= 0 holds for ranks and for features scaled to [0, 1])."""
+    plc = Placement.empty(skeleton, n_features)
+    plc.active[0] = True
+    plc.coef[0, 0], plc.threshold[0] = 1.0, 0.0
+    plc.positive[0] = skeleton.terminal(cls)
+    plc.negative[0] = skeleton.terminal(1 if cls == 0 else 0)
+    return plc

@@ -23,9 +23,11 @@ import numpy as np
 from optimaltrees.model.diagram import DecisionDiagram, project, scale_features
 from optimaltrees.search.diagram.formulation import (BUILD_RATE, OutOfTime, build_milp, check_milp_size,
                                                      milp_size, placement_from_vector, start_vector)
-from optimaltrees.search.diagram.heuristic import Points, Settings, heuristic, node_penalty, objective
-from optimaltrees.search.diagram.skeleton import Placement, Skeleton
+from optimaltrees.search.diagram.heuristic import Points, Settings, heuristic, node_penalty, objective, prune
+from optimaltrees.search.diagram.skeleton import Placement, Skeleton, constant_placement
 from optimaltrees.search.diagram.solve import MilpResult, solve
+from optimaltrees.search.diagram.trees import (TreeKnowledge, hull_cuts, merge_search, objective_bound,
+                                               tree_knowledge, tree_placement)
 
 OBJECTIVE_TOL = 1e-6   # recomputed vs solver objective: larger differences mean "unverified"
 MIN_SOLVE_SECONDS = 0.2   # no MILP is started with less time than this (plus its estimated build)
@@ -167,16 +169,6 @@ def fairness_rates(weight: np.ndarray, group: np.ndarray, predicted_positive: np
                  for k in (0, 1))
 
 
-def constant_placement(points: Points, skeleton: Skeleton, cls: int) -> Placement:
-    """The root sends every row to its positive side, to class ``cls``."""
-    plc = Placement.empty(skeleton, points.X.shape[1])
-    plc.active[0] = True
-    plc.coef[0, 0], plc.threshold[0] = 1.0, 0.0
-    plc.positive[0] = skeleton.terminal(cls)
-    plc.negative[0] = skeleton.terminal(1 if cls == 0 else 0)
-    return plc
-
-
 def clean_splits(plc: Placement, points: Points, skeleton: Skeleton, *, univariate: bool) -> Placement:
     """Solver-tolerance-free hyperplanes with the same training routes.
     Univariate (ranks): a unit coefficient and the integer rank threshold
@@ -249,34 +241,131 @@ class TrainResult:
     solve_seconds: float
     trace: list = field(default_factory=list)    # (seconds, objective, bound)
     stats: dict = field(default_factory=dict)
+    source: str = "heuristic"  # where the diagram comes from: "heuristic", "exact tree" or "milp"
+
+
+def split_map(enc: Encoding, epsilon: float):
+    """A tree's split "x_j <= t" as a placement's (feature, threshold) on the
+    MILP's points: the rank of the first value above t (univariate), or
+    that value scaled (multivariate; None when its gap to the value below
+    is under the MILP's margin epsilon)."""
+    if enc.univariate:
+        return lambda j, t: (j, float(np.searchsorted(enc.values[j], t, side="right")))
+    columns: dict[int, np.ndarray] = {}
+
+    def scaled(j: int, t: float):
+        if j not in columns:
+            v = np.unique(enc.X[:, j])
+            columns[j] = (v, np.clip((v - enc.offset[j]) * enc.scale[j], 0.0, 1.0))
+        v, sv = columns[j]
+        r = int(np.searchsorted(v, t, side="right"))
+        if r == 0 or r == len(v) or sv[r] - sv[r - 1] < epsilon * (1 + 1e-6) + 1e-12:
+            return None
+        return j, float(sv[r])
+
+    return scaled
+
+
+def admissible(plc: Placement, points: Points, skeleton: Skeleton, settings: Settings) -> bool:
+    """Every constraint of the MILP that a placement built outside it may break."""
+    active = np.flatnonzero(plc.active)
+    if np.any(plc.negative[active] == plc.positive[active]):
+        return False
+    if settings.max_nodes is not None and len(active) > settings.max_nodes:
+        return False
+    if settings.tree and np.any(plc.in_degree(skeleton) > 1):
+        return False
+    if settings.min_flow > 0 and len(active) > 1:
+        _, path, _ = plc.route(skeleton, points.X)
+        weight = points.counts.sum(axis=1)
+        for u in active[1:]:
+            if weight[(path == u).any(axis=1)].sum() < settings.min_flow - 1e-9:
+                return False
+    return fairness_holds(points, skeleton, plc, settings)
+
+
+def tree_starts(know: TreeKnowledge, enc: Encoding, skeleton: Skeleton, settings: Settings,
+                deadline: float | None) -> list[tuple[Placement, float]]:
+    """The exact trees laid on the skeleton (folded, cut to fit), pruned, with
+    merges searched from them: (placement, objective) of the admissible ones."""
+    points = enc.points
+    ok = lambda plc: admissible(plc, points, skeleton, settings)  # noqa: E731
+    out = []
+    for tree in know.trees:
+        plc = tree_placement(tree, skeleton, points.X.shape[1], split_map(enc, settings.epsilon),
+                             fold=not settings.tree, max_nodes=settings.max_nodes)
+        if plc is None:
+            continue
+        pruned = prune(plc, points, skeleton, settings)
+        if ok(pruned):
+            plc = pruned
+        if not ok(plc):
+            continue
+        out.append(merge_search(plc, points, skeleton, settings, ok, deadline))
+    return out
 
 
 def train_diagram(enc: Encoding, skeleton: Skeleton, settings: Settings, *, deadline: float | None,
                   solver: str, heuristic_time: float, rng: np.random.Generator, threads: int = 1,
-                  verbose: bool = False) -> TrainResult:
-    """Heuristic, MILP and checks, all ending by ``deadline`` (a
+                  verbose: bool = False, tree_time: float = 0.0) -> TrainResult:
+    """Heuristic, exact trees, MILP and checks, all ending by ``deadline`` (a
     ``time.perf_counter`` value; None: until proven) give or take the
-    solver's kill grace and the post-processing."""
+    solver's kill grace and the post-processing.
+
+    The exact tree searches get ``tree_time`` seconds: their trees, laid on
+    the skeleton, compete with the heuristic's diagram as the MILP's start,
+    and (univariate splits) their error bounds bound every diagram: the MILP
+    gets them as cuts, and a start that meets the bound is proven at once."""
     start = time.perf_counter()
     points = enc.points
     multivariate = not enc.univariate
+    say = _Say(verbose, start)
     heur, heur_obj, interrupted = heuristic(points, skeleton, settings, time_budget=heuristic_time,
                                             random_state=rng, deadline=deadline)
     if not fairness_holds(points, skeleton, heur, settings):
         # predicting one class for everyone satisfies demographic parity
-        options = [constant_placement(points, skeleton, c) for c in range(skeleton.n_classes)]
+        options = [constant_placement(skeleton, points.X.shape[1], c) for c in range(skeleton.n_classes)]
         heur = min(options, key=lambda p: objective(points, skeleton, p, settings)[0])
         heur_obj = objective(points, skeleton, heur, settings)[0]
     heur = heur.canonical(skeleton, settings.epsilon, flip=multivariate)   # the solver's start
     heur_model = enc.to_model(clean_splits(heur, points, skeleton, univariate=enc.univariate), skeleton)
     heur_check = verify(heur_model, enc, skeleton, settings)
     trace = [(time.perf_counter() - start, heur_check.objective, 0.0)]
-    say = _Say(verbose, start)
-    say(f"heuristic: {heur_check.errors} training error{'' if heur_check.errors == 1 else 's'}, "
-        f"objective {heur_check.objective:.6g}")
+    say(f"heuristic: {_errors(heur_check.errors)}, objective {heur_check.objective:.6g}")
+
+    # the exact trees: starts and (univariate) a bound
+    best, best_obj, best_model, best_check, source = heur, heur_obj, heur_model, heur_check, "heuristic"
+    floor, cuts, know = 0.0, [], None
+    if not interrupted and tree_time > 0:
+        try:
+            know = tree_knowledge(enc.X, enc.y, skeleton.n_classes, skeleton, settings, budget=tree_time,
+                                  deadline=deadline, bounds=enc.univariate)
+        except KeyboardInterrupt:
+            interrupted = True
+        else:
+            interrupted = know.interrupted
+            n = float(len(enc.y))
+            if know.error_bounds is not None:
+                floor = objective_bound(know.error_bounds, n, skeleton, settings)
+                cuts = hull_cuts(know.error_bounds, n, skeleton)
+            for plc, obj in tree_starts(know, enc, skeleton, settings, deadline):
+                if obj < best_obj - 1e-12:
+                    plc = plc.canonical(skeleton, settings.epsilon, flip=multivariate)
+                    model = enc.to_model(clean_splits(plc, points, skeleton, univariate=enc.univariate), skeleton)
+                    check = verify(model, enc, skeleton, settings)
+                    if not check.violations and check.objective <= obj + OBJECTIVE_TOL:
+                        best, best_obj, best_model, best_check, source = plc, obj, model, check, "exact tree"
+            say(f"exact trees ({know.seconds:.2f} s): {'; '.join(_search_text(r) for r in know.searches)}"
+                + (f"; every diagram's objective >= {floor:.6g}" if know.error_bounds is not None else "")
+                + (f"; the tree start is better: objective {best_obj:.6g}" if source == "exact tree" else ""))
+            if source == "exact tree":
+                trace.append((time.perf_counter() - start, best_check.objective, min(floor, best_check.objective)))
+
     milp, res, skipped = None, None, None
     if interrupted:
         skipped = "interrupted"
+    elif best_check.objective <= floor + 1e-9 and best_check.objective <= best_obj + OBJECTIVE_TOL:
+        skipped = "bound"
     else:
         try:
             if deadline is not None:
@@ -287,39 +376,43 @@ def train_diagram(enc: Encoding, skeleton: Skeleton, settings: Settings, *, dead
                 need = nnz / BUILD_RATE + MIN_SOLVE_SECONDS
                 if deadline - time.perf_counter() < need:
                     raise OutOfTime
-            milp = build_milp(points, skeleton, settings, multivariate=multivariate, deadline=deadline)
-            x0 = start_vector(milp, points, skeleton, heur)
+            milp = build_milp(points, skeleton, settings, multivariate=multivariate, deadline=deadline,
+                              error_cuts=cuts, objective_floor=floor)
+            x0 = start_vector(milp, points, skeleton, best)
             left = None if deadline is None else deadline - time.perf_counter()
             if left is not None and left < MIN_SOLVE_SECONDS:
                 raise OutOfTime
             say(f"MILP: {milp.n_cols:,} variables, {milp.n_rows:,} constraints, {int(milp.A.nnz):,} "
                 f"nonzeros; {solver} for {'as long as it takes' if left is None else f'up to {left:.1f} s'}"
                 " (its log follows)")
-            res = solve(milp, solver=solver, start=x0, cutoff=heur_obj + 1e-7, time_limit=left,
+            res = solve(milp, solver=solver, start=x0, cutoff=best_obj + 1e-7, time_limit=left,
                         threads=threads, verbose=verbose)
         except OutOfTime:
             skipped = "time_limit"
         except KeyboardInterrupt:
             skipped = "interrupted"
-    if res is None:      # the solver had no say: the heuristic's diagram, unproven
+    if res is None:      # the solver had no say
         res = MilpResult(None, np.inf, 0.0, skipped, 0.0, [])
-        say(f"MILP not run ({skipped})")
+        say("MILP not needed: the start meets the lower bound" if skipped == "bound"
+            else f"MILP not run ({skipped})")
     else:
-        found = ("nothing better than the heuristic" if res.x is None or res.objective >= heur_obj - 1e-9
+        found = ("nothing better than the start" if res.x is None or res.objective >= best_obj - 1e-9
                  else f"objective {res.objective:.6g}")
         say(f"MILP: {res.status} after {res.seconds:.1f} s; {found}; lower bound {max(res.bound, 0.0):.6g}")
     offset = time.perf_counter() - start - res.seconds
     trace += [(t + offset, obj, bnd) for t, obj, bnd in res.trace if obj < trace[-1][1] - 1e-12]
 
-    model, check, status, from_heur = heur_model, heur_check, "heuristic", True
-    trusted = heur_check.objective <= heur_obj + OBJECTIVE_TOL   # the points and the rows agree
+    model, check, status = best_model, best_check, source
+    trusted = best_check.objective <= best_obj + OBJECTIVE_TOL   # the points and the rows agree
     if skipped == "time_limit":
-        status = "heuristic (time limit reached before the MILP could be solved)"
+        status = f"{source} (time limit reached before the MILP could be solved)"
     elif skipped == "interrupted":
-        status = "heuristic (interrupted before the MILP)"
+        status = f"{source} (interrupted before the MILP)"
+    elif skipped == "bound":
+        status = "optimal (the start meets the lower bound" + (" of the exact trees)" if floor > 0 else ")")
     elif res.status.startswith("solver process"):
-        status = f"heuristic ({res.status})"
-    if res.x is not None and res.objective < heur_obj - 1e-9:
+        status = f"{source} ({res.status})"
+    if res.x is not None and res.objective < best_obj - 1e-9:
         plc = clean_splits(placement_from_vector(milp, skeleton, res.x), points, skeleton,
                            univariate=enc.univariate)
         cand = enc.to_model(plc, skeleton)
@@ -327,14 +420,14 @@ def train_diagram(enc: Encoding, skeleton: Skeleton, settings: Settings, *, dead
         differs = abs(cand_check.objective - res.objective) > OBJECTIVE_TOL
         if cand_check.violations:
             status = (f"unverified: the solver's diagram breaks {'; '.join(cand_check.violations)} on the "
-                      "training data (numerical tolerance); the heuristic's diagram is returned")
+                      f"training data (numerical tolerance); the {source}'s diagram is returned")
             trusted = False
-        elif differs and cand_check.objective > heur_check.objective:
+        elif differs and cand_check.objective > best_check.objective:
             status = (f"unverified: recomputed objective {cand_check.objective:.6g} differs from the solver's "
-                      f"{res.objective:.6g} (numerical tolerance); the heuristic's diagram is returned")
+                      f"{res.objective:.6g} (numerical tolerance); the {source}'s diagram is returned")
             trusted = False
         else:
-            model, check, from_heur = cand, cand_check, False
+            model, check, source = cand, cand_check, "milp"
             status, trusted = res.status, not differs
             if differs:
                 status = (f"unverified: recomputed objective {cand_check.objective:.6g} differs from the "
@@ -343,13 +436,27 @@ def train_diagram(enc: Encoding, skeleton: Skeleton, settings: Settings, *, dead
         status += f"; constraint violated on the training data: {'; '.join(check.violations)}"
         trusted = False
     obj = check.objective
-    bound = min(max(res.bound, 0.0), obj)
+    bound = min(max(res.bound, floor, 0.0), obj)
     proven = trusted and (res.status in ("optimal", "cutoff") or obj - bound <= 1e-9)
     if proven:
         bound = obj
-    stats = {"points": len(points.X), "solver_status": res.status}
+    stats = {"points": len(points.X), "solver_status": res.status, "source": source}
+    if know is not None:
+        stats.update(tree_searches=know.searches, tree_seconds=know.seconds)
+        if know.error_bounds is not None:
+            stats.update(tree_bound=floor, tree_error_bounds=know.error_bounds.tolist())
     if milp is not None:
         stats.update(variables=milp.n_cols, constraints=milp.n_rows, nonzeros=int(milp.A.nnz),
                      integer_variables=int(milp.integer.sum()))
-    return TrainResult(model, obj, check.errors, bound, status, bool(proven), from_heur,
-                       heur_check.objective, res.seconds, trace, stats)
+    return TrainResult(model, obj, check.errors, bound, status, bool(proven), source == "heuristic",
+                       heur_check.objective, res.seconds, trace, stats, source)
+
+
+def _errors(n: int) -> str:
+    return f"{n} training error{'' if n == 1 else 's'}"
+
+
+def _search_text(record: dict) -> str:
+    what = "priced" if record["node_cost"] > 0 else "fewest errors"
+    proof = "proven" if record["proven"] else f">= {record['lower_bound']:g}"
+    return f"depth {record['depth']} {what}: {record['errors']} errors ({proof})"

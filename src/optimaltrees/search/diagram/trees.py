@@ -1,0 +1,366 @@
+"""What exact trees tell a diagram: a lower bound on its objective, and starts.
+
+**Bound.**  A univariate diagram with D decision layers sends every row
+through at most one node per layer, so unfolding it gives a tree of depth
+<= D with the same predictions; a diagram with k decision nodes meets at most
+k of them on any path, so that tree's depth is <= min(D, k).  With E(d) the
+fewest training errors of a tree of depth d,
+
+    errors(any diagram with k nodes) >= E(min(D, k))
+    objective >= min over k of  E(min(D, k)) / n + penalty * (k - 1),
+
+whatever the constraints (fairness, min_flow, max_nodes and tree mode only
+remove diagrams).  Any valid lower bound on E(d) may stand in for it (a
+search stopped by its time limit gives one), and E(d) >= E(d') for d < d'.
+The lower convex hull of the points (k, E(min(D, k)) / n) gives linear cuts
+"error rate >= a + b * (used nodes)" that the MILP's relaxation lacks.
+
+**Starts.**  An optimal tree is a diagram once identical subtrees on one
+level are folded into one node; where a level is still wider than the
+skeleton (or the tree has more than ``max_nodes`` nodes) its cheapest
+subtrees are cut to leaves.  Merges of nodes of one layer are then searched
+from it (:func:`merge_search`).
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from optimaltrees.model.tree import Tree
+from optimaltrees.search.contree import search_tree
+from optimaltrees.search.diagram.heuristic import Points, Settings, node_penalty, objective
+from optimaltrees.search.diagram.skeleton import Placement, Skeleton, constant_placement
+
+#: a split of the tree as the placement's (feature, threshold), or None when
+#: the diagram's encoding cannot hold it (a multivariate margin too small)
+SplitMap = Callable[[int, float], "tuple[int, float] | None"]
+
+
+@dataclass
+class TreeKnowledge:
+    """What the exact tree searches found for one diagram fit."""
+
+    error_bounds: np.ndarray | None          # (D + 1,): errors of any tree of depth <= d are >= [d]; None: no bound
+    trees: list[Tree] = field(default_factory=list)      # start candidates, the priced tree first
+    searches: list[dict] = field(default_factory=list)   # one record per search
+    interrupted: bool = False                # Ctrl-C during a search
+    seconds: float = 0.0
+
+
+# -- the bound -------------------------------------------------------------------
+
+def errors_by_nodes(error_bounds: np.ndarray, skeleton: Skeleton) -> np.ndarray:
+    """[k - 1]: a lower bound on the errors of any diagram of k = 1..m nodes."""
+    D = skeleton.depth
+    k = np.arange(1, skeleton.n_internal + 1)
+    return np.asarray(error_bounds, dtype=float)[np.minimum(k, D)]
+
+
+def objective_bound(error_bounds: np.ndarray, n: float, skeleton: Skeleton, settings: Settings) -> float:
+    """The least objective any univariate diagram of the skeleton can have."""
+    errs = errors_by_nodes(error_bounds, skeleton)
+    k = np.arange(1, len(errs) + 1)
+    if settings.max_nodes is not None:
+        errs, k = errs[:settings.max_nodes], k[:settings.max_nodes]
+    return float(np.min(errs / n + node_penalty(skeleton, settings.alpha) * (k - 1)))
+
+
+def hull_cuts(error_bounds: np.ndarray, n: float, skeleton: Skeleton) -> list[tuple[float, float]]:
+    """(a, b) with "error rate >= a + b * k" for every diagram of k nodes: the
+    facets of the lower convex hull of the points (k, bound(k) / n)."""
+    f = errors_by_nodes(error_bounds, skeleton) / n
+    pts = list(zip(range(1, len(f) + 1), f.tolist()))
+    hull: list[tuple[int, float]] = []
+    for p in pts:        # monotone chain, lower hull
+        while len(hull) >= 2 and _cross(hull[-2], hull[-1], p) <= 0:
+            hull.pop()
+        hull.append(p)
+    if len(hull) == 1:
+        return [(hull[0][1], 0.0)] if hull[0][1] > 0 else []
+    cuts = []
+    for (k0, f0), (k1, f1) in zip(hull, hull[1:]):
+        slope = (f1 - f0) / (k1 - k0)
+        cuts.append((f0 - slope * k0, slope))
+    return [c for c in cuts if max(c[0] + c[1] * k for k in (1, len(f))) > 0]
+
+
+def _cross(o, a, b) -> float:
+    return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0])
+
+
+def tree_knowledge(X: np.ndarray, y: np.ndarray, n_classes: int, skeleton: Skeleton, settings: Settings, *,
+                   budget: float, deadline: float | None, bounds: bool) -> TreeKnowledge:
+    """Run the exact tree searches within ``budget`` seconds (and ``deadline``):
+    first the tree of the skeleton's depth at the diagram's price per node
+    (the best start), then, with ``bounds``, the fewest errors at depth D and
+    below (the bound).  ``X``: the original training rows."""
+    start = time.perf_counter()
+    stop = start + budget if deadline is None else min(start + budget, deadline)
+    n = len(y)
+    D = skeleton.depth
+    leaf = float(n - np.bincount(y, minlength=n_classes).max())
+    know = TreeKnowledge(None)
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    penalty = node_penalty(skeleton, settings.alpha)
+
+    def run(depth: int, cost: float, share: float):
+        left = stop - time.perf_counter()
+        if left <= 0.01:
+            return None
+        found = search_tree(X, y, n_classes, depth, node_cost=cost, time_limit=max(0.01, left * share))
+        if found.interrupted:
+            know.interrupted = True
+            return None
+        proven = not (found.timed_out or found.stopped or found.memory_out)
+        know.searches.append({"depth": depth, "node_cost": cost, "errors": int(found.tree.training_errors()),
+                              "branch_nodes": int(found.tree.n_branch_nodes),
+                              "objective": float(found.objective), "lower_bound": float(found.lower_bound),
+                              "proven": bool(proven), "seconds": float(found.seconds)})
+        return found, proven
+
+    got = run(D, penalty * n, 0.4 if bounds else 1.0)
+    if got is not None:
+        know.trees.append(got[0].tree)
+    if bounds and not know.interrupted:
+        lb = np.zeros(D + 1)
+        lb[0] = leaf
+        for depth in range(D, 0, -1):          # the skeleton's depth matters most
+            if know.interrupted:
+                break
+            got = run(depth, 0.0, 0.5 if depth > 1 else 1.0)
+            if got is None:
+                continue
+            found, proven = got
+            lb[depth] = float(found.objective) if proven else max(float(found.lower_bound), 0.0)
+            if depth == D:
+                know.trees.append(found.tree)
+        # E(d) >= E(d') for d < d': a bound for a deeper tree holds for a shallower one
+        know.error_bounds = np.maximum.accumulate(lb[::-1])[::-1]
+    know.seconds = time.perf_counter() - start
+    return know
+
+
+# -- trees as diagrams -------------------------------------------------------------
+
+@dataclass
+class _Node:
+    counts: np.ndarray
+    split: tuple[int, float] | None = None      # the placement's (feature, threshold)
+    left: "_Node | None" = None                 # negative side
+    right: "_Node | None" = None                # positive side
+
+    @property
+    def cls(self) -> int:
+        return int(np.argmax(self.counts))
+
+    def leaf_errors(self) -> float:
+        return float(self.counts.sum() - self.counts.max())
+
+    def errors(self) -> float:
+        if self.split is None:
+            return self.leaf_errors()
+        return self.left.errors() + self.right.errors()
+
+
+def _key(node: _Node):
+    """Equal keys: equal predictions for every row (subtrees that agree are one)."""
+    if node.split is None:
+        return ("leaf", node.cls)
+    left, right = _key(node.left), _key(node.right)
+    if left == right:
+        return left
+    return ("split", node.split, left, right)
+
+
+def _from_tree(tree: Tree, split_map: SplitMap) -> _Node | None:
+    def build(i: int) -> _Node | None:
+        node = _Node(np.asarray(tree.value[i], dtype=float))
+        if tree.feature[i] >= 0:
+            split = split_map(int(tree.feature[i]), float(tree.threshold[i]))
+            if split is None:
+                return None
+            left, right = build(int(tree.children_left[i])), build(int(tree.children_right[i]))
+            if left is None or right is None:
+                return None
+            node.split, node.left, node.right = split, left, right
+        return node
+
+    return build(0)
+
+
+def _levels(root: _Node, fold: bool) -> list[list]:
+    """Per depth, the decision nodes a diagram needs: distinct subtrees (``fold``)
+    or every split node (trees without merges)."""
+    levels: list[list] = []
+    frontier = [root]
+    depth = 0
+    while frontier:
+        nxt = []
+        seen = set()
+        level = []
+        for node in frontier:
+            key = _key(node)
+            if key[0] == "leaf":
+                continue
+            node = _simplified(node)
+            if fold:
+                if key in seen:
+                    continue
+                seen.add(key)
+            level.append((key, node))
+            nxt += [node.left, node.right]
+        if level:
+            levels.append(level)
+        frontier = nxt
+        depth += 1
+    return levels
+
+
+def _simplified(node: _Node) -> _Node:
+    """The first node below ``node`` whose two sides differ (a split whose
+    sides agree decides nothing)."""
+    while node.split is not None and _key(node.left) == _key(node.right):
+        node = node.left
+    return node
+
+
+def _fits(levels: list[list], skeleton: Skeleton, max_nodes: int | None) -> bool:
+    if len(levels) > skeleton.depth:
+        return False
+    if any(len(level) > w for level, w in zip(levels, skeleton.widths)):
+        return False
+    return max_nodes is None or sum(len(level) for level in levels) <= max_nodes
+
+
+def _cut_cheapest(root: _Node, levels: list[list], skeleton: Skeleton, max_nodes: int | None) -> bool:
+    """Turn one subtree into a leaf: at the deepest level wider than the
+    skeleton allows (or, over ``max_nodes``, anywhere), the one whose cut
+    adds the fewest errors.  False when nothing can be cut."""
+    widths = list(skeleton.widths) + [0] * max(0, len(levels) - skeleton.depth)
+    over = [d for d, level in enumerate(levels) if len(level) > widths[d]]
+    depths = [over[-1]] if over else range(len(levels))
+    best, best_cost = None, np.inf
+    for d in depths:
+        for _, node in levels[d]:
+            cost = node.leaf_errors() - node.errors()
+            if cost < best_cost:
+                best, best_cost = node, cost
+    if best is None:
+        return False
+    # every copy of the subtree (folded ones share one key) becomes a leaf
+    target = _key(best)
+    _replace(root, target)
+    return True
+
+
+def _replace(node: _Node, target) -> None:
+    if node.split is None:
+        return
+    if _key(node) == target:
+        node.split, node.left, node.right = None, None, None
+        return
+    _replace(node.left, target)
+    _replace(node.right, target)
+
+
+def tree_placement(tree: Tree, skeleton: Skeleton, n_features: int, split_map: SplitMap, *,
+                   fold: bool = True, max_nodes: int | None = None) -> Placement | None:
+    """The tree laid on the skeleton (identical subtrees of one level folded
+    when ``fold``; cut where too wide), or None when a split cannot be held."""
+    root = _from_tree(tree, split_map)
+    if root is None:
+        return None
+    while True:
+        top = _simplified(root)
+        if top.split is None:
+            return constant_placement(skeleton, n_features, top.cls)
+        levels = _levels(root, fold)
+        if _fits(levels, skeleton, max_nodes):
+            break
+        if not _cut_cheapest(root, levels, skeleton, max_nodes):
+            return None
+    plc = Placement.empty(skeleton, n_features)
+    ids: list[dict] = []
+    for depth, level in enumerate(levels):
+        layer = skeleton.layer_nodes(depth)
+        ids.append({id(node) if not fold else key: layer[i] for i, (key, node) in enumerate(level)})
+
+    def target(node: _Node, depth: int) -> int:
+        key = _key(node)
+        if key[0] == "leaf":
+            return skeleton.terminal(key[1])
+        node = _simplified(node)
+        return ids[depth][key if fold else id(node)]
+
+    for depth, level in enumerate(levels):
+        for key, node in level:
+            u = ids[depth][key if fold else id(node)]
+            j, thr = node.split
+            plc.active[u] = True
+            plc.coef[u, j] = 1.0
+            plc.threshold[u] = thr
+            plc.negative[u] = target(node.left, depth + 1)
+            plc.positive[u] = target(node.right, depth + 1)
+    return plc
+
+
+# -- merges --------------------------------------------------------------------
+
+def drop_unreachable(plc: Placement, skeleton: Skeleton) -> None:
+    """Deactivate non-root nodes that no arc reaches any more."""
+    while True:
+        deg = plc.in_degree(skeleton)
+        orphans = [u for u in np.flatnonzero(plc.active) if u > 0 and deg[u] == 0]
+        if not orphans:
+            return
+        for u in orphans:
+            plc.active[u] = False
+            plc.negative[u] = plc.positive[u] = -1
+            plc.coef[u] = 0.0
+            plc.threshold[u] = 0.0
+
+
+def merged(plc: Placement, skeleton: Skeleton, keep: int, drop: int) -> Placement | None:
+    """Every arc into ``drop`` sent to ``keep`` (same layer) instead; None when
+    that would give a node two arcs to one target."""
+    out = plc.copy()
+    out.negative[out.negative == drop] = keep
+    out.positive[out.positive == drop] = keep
+    if np.any(out.active & (out.negative == out.positive)):
+        return None
+    out.active[drop] = False
+    out.negative[drop] = out.positive[drop] = -1
+    out.coef[drop] = 0.0
+    out.threshold[drop] = 0.0
+    drop_unreachable(out, skeleton)
+    return out
+
+
+def merge_search(plc: Placement, points: Points, skeleton: Skeleton, settings: Settings,
+                 feasible: Callable[[Placement], bool], deadline: float | None = None) -> tuple[Placement, float]:
+    """Best-improvement local search over merges of two nodes of one layer,
+    while the objective falls (each merge saves a node's price; it pays when
+    the kept node classifies the other's rows about as well)."""
+    best_obj = objective(points, skeleton, plc, settings)[0]
+    if settings.tree:
+        return plc, best_obj
+    while deadline is None or time.perf_counter() < deadline:
+        step, step_obj = None, best_obj
+        for layer in range(1, skeleton.depth):
+            nodes = [u for u in skeleton.layer_nodes(layer) if plc.active[u]]
+            for i, u in enumerate(nodes):
+                for v in nodes[i + 1:]:
+                    for keep, drop in ((u, v), (v, u)):
+                        trial = merged(plc, skeleton, keep, drop)
+                        if trial is None or not feasible(trial):
+                            continue
+                        obj = objective(points, skeleton, trial, settings)[0]
+                        if obj < step_obj - 1e-12:
+                            step, step_obj = trial, obj
+        if step is None:
+            break
+        plc, best_obj = step, step_obj
+    return plc, best_obj

@@ -1,0 +1,153 @@
+"""What exact trees give the diagram MILP (issue 17): a lower bound that never
+exceeds the brute-force optimum, cuts that keep it, and tree starts that are
+feasible for every skeleton they are offered to."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sklearn.datasets import load_iris
+
+from optimaltrees import DecisionDiagramClassifier, OptimalTreeClassifier
+from optimaltrees.search.contree import search_tree
+from optimaltrees.search.diagram.formulation import build_milp, start_vector
+from optimaltrees.search.diagram.heuristic import Settings, node_penalty, objective
+from optimaltrees.search.diagram.skeleton import make_skeleton
+from optimaltrees.search.diagram.solve import solve
+from optimaltrees.search.diagram.train import admissible, encode, split_map
+from optimaltrees.search.diagram.trees import (errors_by_nodes, hull_cuts, merge_search, objective_bound,
+                                               tree_knowledge, tree_placement)
+
+from oracle import brute_force_diagram
+
+
+def _data(draw_rows, n_classes):
+    X = np.array([r[0] for r in draw_rows], dtype=float)
+    y = np.array([r[1] % n_classes for r in draw_rows])
+    y[: n_classes] = np.arange(n_classes)       # every class present
+    return X, y
+
+
+tiny = st.integers(3, 7).flatmap(lambda n: st.lists(
+    st.tuples(st.lists(st.integers(0, 3), min_size=2, max_size=2), st.integers(0, 2)), min_size=n, max_size=n))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tiny, st.sampled_from([2, 3]), st.sampled_from([(1,), (1, 2), (1, 1, 1), (1, 2, 1)]),
+       st.sampled_from([0.0, 0.05, 0.3]), st.sampled_from([None, 2]), st.booleans())
+def test_bound_and_cuts_never_exceed_the_brute_force_optimum(rows, K, widths, alpha, max_nodes, tree):
+    X, y = _data(rows, K)
+    skeleton = make_skeleton(widths, K)
+    setting = Settings(alpha=alpha, max_nodes=max_nodes, tree=tree)
+    know = tree_knowledge(X, y, K, skeleton, setting, budget=30.0, deadline=None, bounds=True)
+    assert all(s["proven"] for s in know.searches)
+    best = brute_force_diagram(X, y, widths, alpha, tree=tree, max_nodes=max_nodes)
+    floor = objective_bound(know.error_bounds, len(y), skeleton, setting)
+    assert floor <= best + 1e-9
+    # each cut holds for every node count (it lies under the hull's points)
+    by_nodes = errors_by_nodes(know.error_bounds, skeleton) / len(y)
+    for a, b in hull_cuts(know.error_bounds, len(y), skeleton):
+        for k, rate in enumerate(by_nodes, start=1):
+            assert a + b * k <= rate + 1e-12
+    # and the MILP with the cuts and the floor still reaches the optimum
+    enc = encode(X, y, K, None, skeleton, setting, univariate=True)
+    milp = build_milp(enc.points, skeleton, setting, error_cuts=hull_cuts(know.error_bounds, len(y), skeleton),
+                      objective_floor=floor)
+    res = solve(milp, time_limit=60)
+    assert res.status == "optimal"
+    assert res.objective == pytest.approx(best, abs=1e-7)
+
+
+def _skeletons(max_depth=4):
+    """Valid widths: 1 at the root, each layer at most twice the one above (<= 4)."""
+    def grow(widths):
+        return st.integers(1, min(4, 2 * widths[-1])).map(lambda w: widths + (w,))
+
+    return st.integers(1, max_depth).flatmap(
+        lambda D: _chain(st.just((1,)), D - 1, grow))
+
+
+def _chain(strategy, times, step):
+    for _ in range(times):
+        strategy = strategy.flatmap(step)
+    return strategy
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**32 - 1), st.integers(6, 40), st.sampled_from([2, 3]), _skeletons(),
+       st.sampled_from([0.0, 0.01, 0.2]), st.booleans(), st.booleans(), st.sampled_from([None, 3]))
+def test_a_tree_start_is_feasible_for_every_skeleton(seed, n, K, widths, alpha, univariate, tree, max_nodes):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 6, size=(n, 3)).astype(float) * rng.choice([1e-3, 1.0, 1e6])
+    y = rng.integers(0, K, size=n)
+    y[:K] = np.arange(K)
+    skeleton = make_skeleton(widths, K)
+    setting = Settings(alpha=alpha, tree=tree, max_nodes=max_nodes)
+    enc = encode(X, y, K, None, skeleton, setting, univariate=univariate)
+    price = node_penalty(skeleton, alpha)
+    found = search_tree(X, y, K, skeleton.depth, node_cost=price * n)
+    plc = tree_placement(found.tree, skeleton, X.shape[1], split_map(enc, setting.epsilon),
+                         fold=not tree, max_nodes=max_nodes)
+    if plc is None:
+        assert not univariate   # only a split closer than epsilon (scaled) cannot be held
+        return
+    # the skeleton's shape: arcs it has, two targets per node, every used node reached
+    active = np.flatnonzero(plc.active)
+    assert plc.active[0]
+    for u in active:
+        assert plc.negative[u] != plc.positive[u]
+        skeleton.arc(u, int(plc.negative[u]))
+        skeleton.arc(u, int(plc.positive[u]))
+    assert np.all(plc.in_degree(skeleton)[active[1:]] >= 1)
+    if tree:
+        assert np.all(plc.in_degree(skeleton) <= 1)
+    if max_nodes is not None:
+        assert len(active) <= max_nodes
+    assert admissible(plc, enc.points, skeleton, setting)
+    # a start the MILP accepts: bounds, integrality and every row hold
+    canon = plc.canonical(skeleton, setting.epsilon, flip=not univariate)
+    milp = build_milp(enc.points, skeleton, setting, multivariate=not univariate)
+    x = start_vector(milp, enc.points, skeleton, canon)
+    assert np.all(x >= milp.lower - 1e-9) and np.all(x <= milp.upper + 1e-9)
+    assert np.all(np.abs(x[milp.integer] - np.round(x[milp.integer])) < 1e-9)
+    Ax = milp.A @ x
+    assert np.all(Ax >= milp.row_lower - 1e-7) and np.all(Ax <= milp.row_upper + 1e-7)
+    obj = objective(enc.points, skeleton, plc, setting)[0]
+    assert milp.cost @ x == pytest.approx(obj, abs=1e-9)
+    # the tree fits whole: the diagram predicts what the tree predicts
+    if found.tree.max_depth <= skeleton.depth and obj == pytest.approx(
+            found.tree.training_errors() / n + price * (len(active) - 1), abs=1e-12):
+        model = enc.to_model(plc, skeleton)
+        assert np.array_equal(model.predict(X) == y, found.tree.predict(X) == y)
+    # merges never break the start
+    merged, merged_obj = merge_search(plc, enc.points, skeleton, setting,
+                                      lambda p: admissible(p, enc.points, skeleton, setting))
+    assert merged_obj <= obj + 1e-12
+    assert admissible(merged, enc.points, skeleton, setting)
+
+
+@pytest.mark.parametrize("widths", [(1, 2), (1, 2, 4)])
+def test_alpha_zero_on_a_full_skeleton_is_the_optimal_tree_proven(widths):
+    X, y = load_iris(return_X_y=True)
+    depth = len(widths)
+    clf = DecisionDiagramClassifier(widths, alpha=0.0, time_limit=60, random_state=0).fit(X, y)
+    tree = OptimalTreeClassifier(max_depth=depth).fit(X, y)
+    assert tree.is_optimal_
+    assert clf.is_optimal_
+    assert clf.objective_ == pytest.approx(tree.train_error_ / len(y), abs=1e-12)
+    assert clf.train_error_ == tree.train_error_
+
+
+def test_the_tree_start_beats_the_heuristic_and_says_so():
+    """iris on (1, 2, 4, 4): the optimal depth-4 tree (0 errors) laid on the
+    skeleton is better than the CART-like heuristic (1 error)."""
+    X, y = load_iris(return_X_y=True)
+    clf = DecisionDiagramClassifier((1, 2, 4, 4), time_limit=4, random_state=0)
+    with pytest.warns(UserWarning, match="exact tree laid on the skeleton"):
+        clf.fit(X, y)
+    assert clf.diagram_source_ == "exact tree" and not clf.from_heuristic_
+    assert clf.train_error_ == 0
+    assert clf.objective_ < clf.heuristic_objective_
+    assert 0 < clf.lower_bound_ <= clf.objective_
+    assert clf.stats_["tree_bound"] == pytest.approx(clf.lower_bound_) or clf.lower_bound_ > clf.stats_["tree_bound"]
