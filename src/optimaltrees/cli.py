@@ -143,6 +143,9 @@ def _bench_parser(sub) -> None:
         sp.add_argument("--workers", type=int, default=getattr(module, "WORKERS", 1),
                         help="fits at a time on the local cluster (default %(default)s)")
         sp.add_argument("--scheduler", help="address of a running Dask scheduler (default: a local cluster)")
+        sp.add_argument("--resume", action="store_true",
+                        help="keep the records already in the report's .jsonl and run only the fits missing "
+                             "there (a long suite split over several runs)")
 
 
 _HELP = {"fit": "learn a tree or diagram from a data file", "predict": "predict with a saved model",

@@ -65,10 +65,20 @@ def test_diagrams_suite_end_to_end(table, tmp_path):
                           "--methods", "diagram-uni", "tree-uni", "cart", "--time-limit", "5"])
     args.out, args.workers, args.scheduler, args.command_line = str(tmp_path / "out" / "d.md"), 2, None, "test"
     out = run_suite("diagrams", args)
+    first = out.with_suffix(".jsonl").read_text().splitlines()
+    # a second run with --resume keeps those records and runs only what is missing
+    args = ap.parse_args(["--data-dir", str(table.parent), "--datasets", "tiny", "--skeletons", "I",
+                          "--methods", "diagram-uni", "tree-uni", "optimal-tree", "cart", "--time-limit", "5"])
+    args.out, args.workers, args.scheduler, args.command_line = str(tmp_path / "out" / "d.md"), 2, None, "test"
+    args.resume = True
+    out = run_suite("diagrams", args)
     text = out.read_text()
     assert "| diagram-uni | 1 |" in text and "| cart | 1 |" in text and "Runs without a result" not in text
-    records = [json.loads(ln) for ln in out.with_suffix(".jsonl").read_text().splitlines()]
-    assert {r["method"] for r in records} == {"diagram-uni", "tree-uni", "cart"}
+    assert "| optimal-tree | 1 |" in text and "## Targets (issue 17)" in text
+    lines = out.with_suffix(".jsonl").read_text().splitlines()
+    assert lines[:3] == first and len(lines) == 4
+    records = [json.loads(ln) for ln in lines]
+    assert {r["method"] for r in records} == {"diagram-uni", "tree-uni", "optimal-tree", "cart"}
     diagram = next(r for r in records if r["method"] == "diagram-uni")
     tree = next(r for r in records if r["method"] == "tree-uni")
     for r in (diagram, tree):   # the MILP only ever improves on its start
@@ -305,3 +315,11 @@ def test_a_baseline_runs_from_its_own_folder_or_not_at_all(tmp_path):
     (tmp_path / "optimaltrees" / "__init__.py").write_text("raise ImportError('the baseline package ran')\n")
     with pytest.raises(RuntimeError, match="cannot run optimaltrees from it: .*the baseline package ran"):
         check_baseline(str(tmp_path))
+
+
+def test_resume_drops_a_torn_last_record(tmp_path):
+    from optimaltrees.bench import previous_records
+
+    raw = tmp_path / "r.jsonl"
+    raw.write_text('{"dataset": "a", "status": "ok"}\n{"dataset": "b", "sta')
+    assert previous_records(raw) == [{"dataset": "a", "status": "ok"}]

@@ -32,17 +32,22 @@ def run_suite(name: str, args) -> Path:
     jobs = suite.plan(args, out.parent)
     raw = out.with_suffix(".jsonl")
     records: list[dict] = []
+    if getattr(args, "resume", False) and raw.is_file():
+        records = previous_records(raw)
+        jobs = [job for job in jobs if not any(_matches(job.key, rec) for rec in records)]
+        raw.write_text("".join(json.dumps(rec) + "\n" for rec in records))   # without a torn last line
+    total = len(records) + len(jobs)
     from optimaltrees.bench.runner import run_jobs
 
-    with raw.open("w") as sink:
+    with raw.open("a" if records else "w") as sink:
         def on_record(rec: dict) -> None:
             records.append(rec)
             sink.write(json.dumps(rec) + "\n")
             sink.flush()
             if hasattr(suite, "progress"):
-                line = suite.progress(rec, len(records), len(jobs), args)
+                line = suite.progress(rec, len(records), total, args)
             else:
-                line = f"[{len(records)}/{len(jobs)}] " + " ".join(
+                line = f"[{len(records)}/{total}] " + " ".join(
                     f"{k}={v}" for k, v in rec.items()
                     if k in ("dataset", "depth", "seed", "skeleton", "method", "lib", "config", "status", "seconds"))
             print(line, file=sys.stderr, flush=True)
@@ -56,3 +61,21 @@ def run_suite(name: str, args) -> Path:
             run_jobs(jobs, scheduler=args.scheduler, workers=args.workers, on_record=on_record)
     out.write_text(suite.report(records, args, out.parent))
     return out
+
+
+def previous_records(raw: Path) -> list[dict]:
+    """The records of an earlier run of the suite (a torn last line, from a
+    run that was killed mid-write, is dropped)."""
+    records = []
+    for line in raw.read_text().splitlines():
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(rec, dict):
+            records.append(rec)
+    return records
+
+
+def _matches(key: dict, record: dict) -> bool:
+    return all(record.get(k) == v for k, v in key.items())

@@ -71,9 +71,29 @@ def diagram(*, data: str, seed: int, skeleton, splits: str = "univariate", tree:
                 test_acc=_accuracy(model, *te), objective=s.objective, bound=s.lower_bound,
                 gap=s.gap, optimal=s.proven, timed_out=s.timed_out, solver_status=model.status_,
                 from_heuristic=bool(model.from_heuristic_), heuristic_objective=model.heuristic_objective_,
+                source=model.diagram_source_, tree_bound=model.stats_.get("tree_bound"),
                 nodes=int(model.n_nodes_), merges=int(np.sum(model.diagram_.in_degree()[1:] > 1)),
                 train_error=int(model.train_error_), points=int(model.stats_["points"]),
-                variables=int(model.stats_["variables"]))
+                variables=model.stats_.get("variables"))
+
+
+def optimal_tree_split(*, data: str, seed: int, depth: int, time_limit: float = 60.0,
+                       fractions=(0.5, 0.25, 0.25)) -> dict:
+    """OptimalTreeClassifier of a given depth on the same split as :func:`diagram`."""
+    import warnings
+
+    from optimaltrees import OptimalTreeClassifier
+
+    (tr, va, te), names, shape = _split(data, seed, fractions)
+    model = OptimalTreeClassifier(max_depth=depth, time_limit=time_limit)
+    with _Clock() as clock, warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)     # the time-out warning: the record says it
+        model.fit(*tr)
+    s = model.summary_
+    return dict(n=shape[0], p=shape[1], seconds=clock.seconds, cpu_seconds=clock.cpu_seconds,
+                train_acc=_accuracy(model, *tr), val_acc=_accuracy(model, *va),
+                test_acc=_accuracy(model, *te), optimal=s.proven, timed_out=s.timed_out, gap=s.gap,
+                nodes=int(model.tree_.n_branch_nodes))
 
 
 def cart_split(*, data: str, seed: int, depth: int, fractions=(0.5, 0.25, 0.25)) -> dict:
