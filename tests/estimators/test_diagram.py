@@ -242,9 +242,10 @@ def test_skeleton_layout():
 
 
 @pytest.mark.skipif(os.name != "posix", reason="sends SIGINT to this process")
-@pytest.mark.parametrize("when, heuristic_time", [(1.0, 5.0), (4.0, 0.2)])
-def test_ctrl_c_returns_the_best_diagram(when, heuristic_time):
-    """Ctrl-C in the heuristic's restarts or in the solver: the best diagram so far, flagged."""
+@pytest.mark.parametrize("when, heuristic_time, tree_time", [(1.0, 5.0, None), (2.0, 0.2, None), (4.0, 0.2, 0.5)])
+def test_ctrl_c_returns_the_best_diagram(when, heuristic_time, tree_time):
+    """Ctrl-C in the heuristic's restarts, the exact tree searches or the
+    solver: the best diagram so far, flagged."""
     from optimaltrees.data import load_bank
 
     X, y = load_bank()
@@ -254,7 +255,7 @@ def test_ctrl_c_returns_the_best_diagram(when, heuristic_time):
     try:
         with pytest.warns(RuntimeWarning, match="interrupted"):
             clf = DecisionDiagramClassifier((1, 2, 4, 4), time_limit=None, heuristic_time=heuristic_time,
-                                            random_state=0).fit(X, y)
+                                            tree_time=tree_time, random_state=0).fit(X, y)
     finally:
         timer.cancel()
     assert time.perf_counter() - start < 30

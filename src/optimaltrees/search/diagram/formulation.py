@@ -10,8 +10,9 @@ hyperplane constraints (13)/(14) use big-M values that hold there under
 ``||a||_1 <= 1``: per point M- = 1 + max_j x_ij + epsilon and
 M+ = 1 + max_j x_ij, so flows and sides stay continuous (only lambda, the
 arcs y and univariate feature choices are integer; Theorem 1 makes the
-flows integral).  The size is estimated before anything is built
-(:func:`milp_size`), and the builder gives up at a deadline.
+flows integral; univariate tests need no lambda, see :func:`build_milp`).
+The size is estimated before anything is built (:func:`milp_size`), and the
+builder gives up at a deadline.
 """
 from __future__ import annotations
 
@@ -113,27 +114,30 @@ BUILD_RATE = 2_000_000          # nonzeros built (and passed to the solver) per 
 
 
 def milp_size(n_points: int, skeleton: Skeleton, n_features: int, *, n_tests: int | None,
-              min_flow: bool = False, fairness: bool = False) -> tuple[int, int]:
+              min_flow: bool = False, fairness: bool = False, error_cuts: int = 0) -> tuple[int, int]:
     """(columns, nonzeros) of :func:`build_milp`, from the sizes alone (Python
     ints, nothing allocated).  ``n_tests``: the candidate tests of univariate
-    splits, None for hyperplanes.  Exact up to the few per-node rows."""
+    splits, None for hyperplanes; ``error_cuts``: rows on the error rate
+    (cuts and floor).  Exact up to the few per-node rows."""
     P, d = int(n_points), int(n_features)
     m, D, K = skeleton.n_internal, skeleton.depth, skeleton.n_classes
     widths = list(skeleton.widths)
     A = sum(w * (v + K) for w, v in zip(widths, widths[1:] + [0]))
     A_int = sum(w * v for w, v in zip(widths, widths[1:]))       # arcs into internal nodes
-    cols = P * D + m + 2 * A + 2 * P * m + 2 * P * A
+    cols = m + 2 * A + 2 * P * m + 2 * P * A
     nnz = (2 * P + P * (2 * (m - 1) + 2 * A_int)                   # (1)
            + 2 * P * (m + A)                                       # (2) (3)
-           + 2 * P * (m + D)                                       # (4) (5)
            + 4 * P * A                                             # (9) (10)
            + 8 * A + 4 * m)                                        # (6) (7) (8) (11) (12), roughly
     if n_tests is not None and P * n_tests * m <= MAX_TEST_NONZEROS:
         cols += m * n_tests
-        nnz += m * n_tests + 2 * m * P + m * P * n_tests
+        nnz += m * n_tests + 2 * m * P + m * P * n_tests + 2 * m
     else:
-        cols += 2 * m * d + m
-        nnz += 2 * m * (2 * P + 2 * P * d) + 2 * m * d
+        cols += 2 * m * d + m + P * D
+        nnz += 2 * m * (2 * P + 2 * P * d) + 2 * m * d + 2 * P * (m + D)   # ..., (4) (5)
+    if error_cuts:     # the error-rate column, its dense defining row, and the short cut rows
+        cols += 1
+        nnz += 1 + 2 * P * m * K + error_cuts * (m + 1)
     if min_flow:
         nnz += (m - 1) * (2 * P + 1)
     if fairness:
@@ -142,10 +146,11 @@ def milp_size(n_points: int, skeleton: Skeleton, n_features: int, *, n_tests: in
 
 
 def check_milp_size(n_points: int, skeleton: Skeleton, n_features: int, *, n_tests: int | None,
-                    min_flow: bool = False, fairness: bool = False) -> tuple[int, int]:
+                    min_flow: bool = False, fairness: bool = False, error_cuts: int = 0) -> tuple[int, int]:
     """:func:`milp_size`, or a ValueError naming the sizes when the MILP would
     be beyond :data:`MAX_MILP_NONZEROS` (before anything of that size exists)."""
-    cols, nnz = milp_size(n_points, skeleton, n_features, n_tests=n_tests, min_flow=min_flow, fairness=fairness)
+    cols, nnz = milp_size(n_points, skeleton, n_features, n_tests=n_tests, min_flow=min_flow, fairness=fairness,
+                          error_cuts=error_cuts)
     if nnz > MAX_MILP_NONZEROS:
         raise ValueError(
             f"the diagram MILP would have ~{cols:,} variables and ~{nnz:,} nonzeros ({n_points:,} distinct "
@@ -185,14 +190,6 @@ def build_milp(points: Points, skeleton: Skeleton, settings: Settings, *, multiv
     tail, head = skeleton.arc_tail, skeleton.arc_head
     eps = settings.epsilon
     b = _Builder(deadline)
-    lam = b.cols((P, D), 0, 1, integer=True)
-    dn = b.cols((m,), 0, 1)
-    yn = b.cols((A,), 0, 1, integer=True)
-    yp = b.cols((A,), 0, 1, integer=True)
-    wn = b.cols((P, m), 0, 1)
-    wp = b.cols((P, m), 0, 1)
-    zn = b.cols((P, A), 0, 1)
-    zp = b.cols((P, A), 0, 1)
     # univariate: a = e_j and b in [0, 1] (the low side is the negative one;
     # nothing to flip, so no sign variables and no side-swap symmetry);
     # multivariate: a = ap - an with ||a||_1 <= 1 and b in [-1, 1]
@@ -201,6 +198,18 @@ def build_milp(points: Points, skeleton: Skeleton, settings: Settings, *, multiv
         tf, tv = candidate_tests(X)
         if P * len(tf) * m <= MAX_TEST_NONZEROS:
             tests = (tf, tv)
+    # lambda (one side per layer, (4) (5)) makes the flows integral where
+    # the sides come from hyperplanes; with one chosen test per node a
+    # point's side at every node is fixed by integral test choices, so the
+    # flows are integral without it (by induction from the root's unit flow)
+    lam = b.cols((P, D), 0, 1, integer=True) if tests is None else None
+    dn = b.cols((m,), 0, 1)
+    yn = b.cols((A,), 0, 1, integer=True)
+    yp = b.cols((A,), 0, 1, integer=True)
+    wn = b.cols((P, m), 0, 1)
+    wp = b.cols((P, m), 0, 1)
+    zn = b.cols((P, A), 0, 1)
+    zp = b.cols((P, A), 0, 1)
     rank_scale = None
     if tests is None:
         ap = b.cols((m, d), 0, 1, integer=not multivariate)
@@ -218,8 +227,10 @@ def build_milp(points: Points, skeleton: Skeleton, settings: Settings, *, multiv
     else:
         tsel = b.cols((m, len(tests[0])), 0, 1, integer=True)
         index = dict(t=tsel, test_feature=tests[0], test_value=tests[1])
-    b.lower[1][0] = 1.0   # the root is always active
-    index.update(lam=lam, d=dn, yn=yn, yp=yp, wn=wn, wp=wp, zn=zn, zp=zp)
+    b.lower[1 if lam is not None else 0][0] = 1.0   # the root is always active
+    index.update(d=dn, yn=yn, yp=yp, wn=wn, wp=wp, zn=zn, zp=zp)
+    if lam is not None:
+        index.update(lam=lam)
 
     arcs_in = [skeleton.arcs_in(v) for v in range(m + K)]
     arcs_out = [skeleton.arcs_out(u) for u in range(m)]
@@ -235,7 +246,7 @@ def build_milp(points: Points, skeleton: Skeleton, settings: Settings, *, multiv
         b.rows(np.hstack([wn[:, [u]], zn[:, a]]), np.r_[1.0, -np.ones(len(a))], 0.0, 0.0)
         b.rows(np.hstack([wp[:, [u]], zp[:, a]]), np.r_[1.0, -np.ones(len(a))], 0.0, 0.0)
     # (4) (5) one side per layer for each point
-    for layer in range(D):
+    for layer in (range(D) if lam is not None else ()):
         nodes = list(skeleton.layer_nodes(layer))
         b.rows(np.hstack([wn[:, nodes], lam[:, [layer]]]), 1.0, -INF, 1.0)
         b.rows(np.hstack([wp[:, nodes], lam[:, [layer]]]), np.r_[np.ones(len(nodes)), -1.0], -INF, 0.0)
@@ -274,6 +285,8 @@ def build_milp(points: Points, skeleton: Skeleton, settings: Settings, *, multiv
                    np.r_[np.ones(2 * len(au)), -np.ones(2 * len(av))], 0.0, INF)
     if tests is not None:
         _test_rows(b, X, tests, tsel, wn, wp)
+        # an unused node takes the "always" test (no choice to branch on)
+        b.rows(np.stack([tsel[1:, 0], dn[1:]], axis=1), 1.0, 1.0, INF)
     else:
         _hyperplane_block(b, X, multivariate, eps, ap, an, bb, wn, wp)
     _side_constraints(b, points, skeleton, settings, dn, wn, wp, zn, zp, arcs_in)
@@ -394,7 +407,8 @@ def start_vector(milp: Milp, points: Points, skeleton: Skeleton, plc: Placement)
     for layer in range(skeleton.depth):
         at = np.flatnonzero(path[:, layer] >= 0)
         u, pos = path[at, layer], sides[at, layer]
-        x[ix["lam"][at, layer]] = pos
+        if "lam" in ix:
+            x[ix["lam"][at, layer]] = pos
         x[np.where(pos, ix["wp"][at, u], ix["wn"][at, u])] = 1.0
         target = np.where(pos, plc.positive[u], plc.negative[u])
         arc = arc_of[u, target]

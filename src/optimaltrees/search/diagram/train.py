@@ -111,7 +111,7 @@ def encode(X: np.ndarray, y_index: np.ndarray, n_classes: int, group: np.ndarray
     inverse = inverse.reshape(-1)
     n_tests = 1 + sum(len(v) - 1 for v in values) if univariate else None
     check_milp_size(len(uniq), skeleton, d, n_tests=n_tests, min_flow=settings.min_flow > 0,
-                    fairness=settings.fairness is not None)
+                    fairness=settings.fairness is not None, error_cuts=skeleton.depth + 2 if univariate else 0)
     counts = np.zeros((len(uniq), n_classes))
     np.add.at(counts, (inverse, y_index), 1.0)
     if group is None:
@@ -337,42 +337,44 @@ def train_diagram(enc: Encoding, skeleton: Skeleton, settings: Settings, *, dead
     best, best_obj, best_model, best_check, source = heur, heur_obj, heur_model, heur_check, "heuristic"
     floor, cuts, know = 0.0, [], None
     if not interrupted and tree_time > 0:
-        try:
+        try:    # Ctrl-C anywhere in this phase: the best start so far
             know = tree_knowledge(enc.X, enc.y, skeleton.n_classes, skeleton, settings, budget=tree_time,
                                   deadline=deadline, bounds=enc.univariate)
-        except KeyboardInterrupt:
-            interrupted = True
-        else:
             interrupted = know.interrupted
             n = float(len(enc.y))
             if know.error_bounds is not None:
                 floor = objective_bound(know.error_bounds, n, skeleton, settings)
                 cuts = hull_cuts(know.error_bounds, n, skeleton)
-            for plc, obj in tree_starts(know, enc, skeleton, settings, deadline):
+            for plc, obj in ([] if interrupted else tree_starts(know, enc, skeleton, settings, deadline)):
                 if obj < best_obj - 1e-12:
                     plc = plc.canonical(skeleton, settings.epsilon, flip=multivariate)
                     model = enc.to_model(clean_splits(plc, points, skeleton, univariate=enc.univariate), skeleton)
                     check = verify(model, enc, skeleton, settings)
                     if not check.violations and check.objective <= obj + OBJECTIVE_TOL:
                         best, best_obj, best_model, best_check, source = plc, obj, model, check, "exact tree"
+        except KeyboardInterrupt:
+            interrupted = True
+        if know is not None:
             say(f"exact trees ({know.seconds:.2f} s): {'; '.join(_search_text(r) for r in know.searches)}"
                 + (f"; every diagram's objective >= {floor:.6g}" if know.error_bounds is not None else "")
                 + (f"; the tree start is better: objective {best_obj:.6g}" if source == "exact tree" else ""))
-            if source == "exact tree":
-                trace.append((time.perf_counter() - start, best_check.objective, min(floor, best_check.objective)))
+        if source == "exact tree":
+            trace.append((time.perf_counter() - start, best_check.objective, min(floor, best_check.objective)))
 
     milp, res, skipped = None, None, None
-    if interrupted:
+    if (not best_check.violations and best_check.objective <= floor + 1e-9
+            and best_check.objective <= best_obj + OBJECTIVE_TOL):
+        skipped = "bound"      # proven: nothing to solve (even after Ctrl-C)
+    elif interrupted:
         skipped = "interrupted"
-    elif best_check.objective <= floor + 1e-9 and best_check.objective <= best_obj + OBJECTIVE_TOL:
-        skipped = "bound"
     else:
         try:
             if deadline is not None:
                 # an estimate up front: do not start what cannot end in time
                 n_tests = (1 + sum(len(v) - 1 for v in enc.values)) if enc.univariate else None
                 _, nnz = milp_size(len(points.X), skeleton, points.X.shape[1], n_tests=n_tests,
-                                   min_flow=settings.min_flow > 0, fairness=settings.fairness is not None)
+                                   min_flow=settings.min_flow > 0, fairness=settings.fairness is not None,
+                                   error_cuts=len(cuts) + (floor > 0))
                 need = nnz / BUILD_RATE + MIN_SOLVE_SECONDS
                 if deadline - time.perf_counter() < need:
                     raise OutOfTime
@@ -386,7 +388,7 @@ def train_diagram(enc: Encoding, skeleton: Skeleton, settings: Settings, *, dead
                 f"nonzeros; {solver} for {'as long as it takes' if left is None else f'up to {left:.1f} s'}"
                 " (its log follows)")
             res = solve(milp, solver=solver, start=x0, cutoff=best_obj + 1e-7, time_limit=left,
-                        threads=threads, verbose=verbose)
+                        threads=threads, verbose=verbose, prove=cuts != [] or floor > 0)
         except OutOfTime:
             skipped = "time_limit"
         except KeyboardInterrupt:
@@ -436,10 +438,17 @@ def train_diagram(enc: Encoding, skeleton: Skeleton, settings: Settings, *, dead
         status += f"; constraint violated on the training data: {'; '.join(check.violations)}"
         trusted = False
     obj = check.objective
+    if floor > obj + 1e-9:
+        # a checked diagram below the exact trees' bound: the bound is wrong, trust neither
+        status = (f"unverified: the exact trees' lower bound {floor:.6g} exceeds the objective {obj:.6g} "
+                  "of the checked diagram")
+        trusted, floor = False, 0.0
     bound = min(max(res.bound, floor, 0.0), obj)
     proven = trusted and (res.status in ("optimal", "cutoff") or obj - bound <= 1e-9)
     if proven:
         bound = obj
+        if trace[-1][2] < obj:
+            trace.append((time.perf_counter() - start, obj, obj))
     stats = {"points": len(points.X), "solver_status": res.status, "source": source}
     if know is not None:
         stats.update(tree_searches=know.searches, tree_seconds=know.seconds)

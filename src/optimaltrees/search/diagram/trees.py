@@ -121,21 +121,30 @@ def tree_knowledge(X: np.ndarray, y: np.ndarray, n_classes: int, skeleton: Skele
                               "proven": bool(proven), "seconds": float(found.seconds)})
         return found, proven
 
-    got = run(D, penalty * n, 0.4 if bounds else 1.0)
-    if got is not None:
-        know.trees.append(got[0].tree)
+    # the tree pays for its root, the diagram does not: the same optimum
+    # among trees with a split, but a leaf may win where a stump is free
+    priced = run(D, penalty * n, 0.4 if bounds else 1.0)
+    if priced is not None:
+        know.trees.append(priced[0].tree)
+        if priced[0].tree.n_branch_nodes == 0 and not know.interrupted:
+            stump = run(1, 0.0, 0.2)
+            if stump is not None:
+                know.trees.append(stump[0].tree)
     if bounds and not know.interrupted:
         lb = np.zeros(D + 1)
         lb[0] = leaf
         for depth in range(D, 0, -1):          # the skeleton's depth matters most
             if know.interrupted:
                 break
-            got = run(depth, 0.0, 0.5 if depth > 1 else 1.0)
+            if depth == D and penalty == 0 and priced is not None:
+                got = priced                    # alpha = 0: the priced search was this one
+            else:
+                got = run(depth, 0.0, 0.5 if depth > 1 else 1.0)
             if got is None:
                 continue
             found, proven = got
             lb[depth] = float(found.objective) if proven else max(float(found.lower_bound), 0.0)
-            if depth == D:
+            if depth == D and got is not priced:
                 know.trees.append(found.tree)
         # E(d) >= E(d') for d < d': a bound for a deeper tree holds for a shallower one
         know.error_bounds = np.maximum.accumulate(lb[::-1])[::-1]
@@ -266,22 +275,35 @@ def _replace(node: _Node, target) -> None:
     _replace(node.right, target)
 
 
+def fit_tree(tree: Tree, skeleton: Skeleton, split_map: SplitMap, *, fold: bool = True,
+             max_nodes: int | None = None) -> tuple[_Node, list[list], int] | None:
+    """(root, nodes per level, subtrees cut) of the tree made to fit the
+    skeleton, or None when a split cannot be held.  An empty level list: a leaf."""
+    root = _from_tree(tree, split_map)
+    if root is None:
+        return None
+    cuts = 0
+    while True:
+        if _simplified(root).split is None:
+            return root, [], cuts
+        levels = _levels(root, fold)
+        if _fits(levels, skeleton, max_nodes):
+            return root, levels, cuts
+        if not _cut_cheapest(root, levels, skeleton, max_nodes):
+            return None
+        cuts += 1
+
+
 def tree_placement(tree: Tree, skeleton: Skeleton, n_features: int, split_map: SplitMap, *,
                    fold: bool = True, max_nodes: int | None = None) -> Placement | None:
     """The tree laid on the skeleton (identical subtrees of one level folded
     when ``fold``; cut where too wide), or None when a split cannot be held."""
-    root = _from_tree(tree, split_map)
-    if root is None:
+    fitted = fit_tree(tree, skeleton, split_map, fold=fold, max_nodes=max_nodes)
+    if fitted is None:
         return None
-    while True:
-        top = _simplified(root)
-        if top.split is None:
-            return constant_placement(skeleton, n_features, top.cls)
-        levels = _levels(root, fold)
-        if _fits(levels, skeleton, max_nodes):
-            break
-        if not _cut_cheapest(root, levels, skeleton, max_nodes):
-            return None
+    root, levels, _ = fitted
+    if not levels:
+        return constant_placement(skeleton, n_features, _simplified(root).cls)
     plc = Placement.empty(skeleton, n_features)
     ids: list[dict] = []
     for depth, level in enumerate(levels):
@@ -354,6 +376,8 @@ def merge_search(plc: Placement, points: Points, skeleton: Skeleton, settings: S
             for i, u in enumerate(nodes):
                 for v in nodes[i + 1:]:
                     for keep, drop in ((u, v), (v, u)):
+                        if deadline is not None and time.perf_counter() > deadline:
+                            return (step, step_obj) if step is not None else (plc, best_obj)
                         trial = merged(plc, skeleton, keep, drop)
                         if trial is None or not feasible(trial):
                             continue
