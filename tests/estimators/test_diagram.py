@@ -254,7 +254,8 @@ def test_ctrl_c_returns_the_best_diagram(when, heuristic_time, tree_time):
     timer.start()
     try:
         with pytest.warns(RuntimeWarning, match="interrupted"):
-            clf = DecisionDiagramClassifier((1, 2, 4, 4), time_limit=None, heuristic_time=heuristic_time,
+            # a limit far beyond the signal: a lost Ctrl-C fails the test instead of hanging the suite
+            clf = DecisionDiagramClassifier((1, 2, 4, 4), time_limit=100, heuristic_time=heuristic_time,
                                             tree_time=tree_time, random_state=0).fit(X, y)
     finally:
         timer.cancel()
@@ -262,3 +263,27 @@ def test_ctrl_c_returns_the_best_diagram(when, heuristic_time, tree_time):
     assert clf.interrupted_ and not clf.is_optimal_
     assert clf.train_error_ == int((clf.predict(X) != y).sum())
     assert clf.objective_ <= clf.heuristic_objective_ + 1e-12
+
+
+def test_ctrl_c_caught_by_the_heuristics_own_tree_search_is_not_lost(monkeypatch):
+    """The heuristic's look-ahead runs the tree engine, which catches Ctrl-C
+    and returns its result flagged: the fit must stop there, not go on to an
+    unlimited MILP as if nothing had happened."""
+    import dataclasses
+
+    import optimaltrees.search.diagram.heuristic as heuristic
+
+    real = heuristic.search_tree
+
+    def interrupted_search(*args, **kwargs):
+        return dataclasses.replace(real(*args, **kwargs), interrupted=True)
+
+    monkeypatch.setattr(heuristic, "search_tree", interrupted_search)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    y[:5] = 1 - y[:5]
+    with pytest.warns(RuntimeWarning, match="interrupted"):
+        clf = DecisionDiagramClassifier((1, 2, 2), time_limit=None, random_state=0).fit(X, y)
+    assert clf.interrupted_ and not clf.is_optimal_ and "variables" not in clf.stats_   # no MILP
+    assert clf.train_error_ == int((clf.predict(X) != y).sum())

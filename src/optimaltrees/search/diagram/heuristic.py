@@ -103,7 +103,10 @@ def lookahead_split(Xs: np.ndarray, counts: np.ndarray, features: np.ndarray, ep
     classes, y = np.unique(np.repeat(labels, times), return_inverse=True)
     if len(classes) < 2:
         return None
-    tree = search_tree(X, y.reshape(-1), len(classes), depth).tree
+    found = search_tree(X, y.reshape(-1), len(classes), depth)
+    if found.interrupted:        # the engine caught Ctrl-C: pass it on to the restarts' handler
+        raise KeyboardInterrupt
+    tree = found.tree
     if tree.feature[0] < 0:
         return None
     j = int(features[tree.feature[0]])
