@@ -95,8 +95,9 @@ def tree_knowledge(X: np.ndarray, y: np.ndarray, n_classes: int, skeleton: Skele
                    budget: float, deadline: float | None, bounds: bool) -> TreeKnowledge:
     """Run the exact tree searches within ``budget`` seconds (and ``deadline``):
     first the tree of the skeleton's depth at the diagram's price per node
-    (the best start), then, with ``bounds``, the fewest errors at depth D and
-    below (the bound).  ``X``: the original training rows."""
+    (the best start), then the fewest errors at depth D (a second start,
+    cut to fit) and, with ``bounds``, below it (the bound).  ``X``: the
+    original training rows."""
     start = time.perf_counter()
     stop = start + budget if deadline is None else min(start + budget, deadline)
     n = len(y)
@@ -123,13 +124,18 @@ def tree_knowledge(X: np.ndarray, y: np.ndarray, n_classes: int, skeleton: Skele
 
     # the tree pays for its root, the diagram does not: the same optimum
     # among trees with a split, but a leaf may win where a stump is free
-    priced = run(D, penalty * n, 0.4 if bounds else 1.0)
+    priced = run(D, penalty * n, 0.4 if bounds else 0.5 if penalty > 0 else 1.0)
     if priced is not None:
         know.trees.append(priced[0].tree)
         if priced[0].tree.n_branch_nodes == 0 and not know.interrupted:
             stump = run(1, 0.0, 0.2)
             if stump is not None:
                 know.trees.append(stump[0].tree)
+    if not bounds and penalty > 0 and not know.interrupted:
+        # the fewest-errors tree is a second start (cut to fit, it can beat the priced one)
+        fewest = run(D, 0.0, 1.0)
+        if fewest is not None:
+            know.trees.append(fewest[0].tree)
     if bounds and not know.interrupted:
         lb = np.zeros(D + 1)
         lb[0] = leaf
