@@ -18,8 +18,17 @@ from pathlib import Path
 # imported with this set; without it the check is skipped on every clone
 os.environ.setdefault("SCIPY_ARRAY_API", "1")
 
+import signal
+
 import numpy as np
 import pytest
+
+# A suite started in the background by a non-interactive shell inherits
+# SIGINT ignored, and Python then keeps it ignored: the tests that press
+# Ctrl-C (os.kill(SIGINT)) would wait for nothing.  Give the suite Python's
+# own handler, as an interactive run has (subprocesses then start with it too).
+if signal.getsignal(signal.SIGINT) in (signal.SIG_IGN, None):
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 TESTS_DIR = Path(__file__).resolve().parent
 # Make ``import oracle`` work under any pytest import mode.
