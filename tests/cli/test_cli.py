@@ -52,6 +52,17 @@ def test_reader_detects_header_separator_and_label(tmp_path):
     assert list(t.y) == [2, 4]
 
 
+def test_reader_takes_number_names_with_a_word_over_numbers_as_a_header(tmp_path):
+    """One-hot exports name columns 0, 1, 2, 3_u, ...: the numeric names
+    reappear below, but "3_u" over a column of numbers is a name (the
+    diagrams suite's credit-approval.csv)."""
+    t = read_table(_write(tmp_path / "h.csv", "0,1,3_u,y\n1,158.0,0,1\n0,330.0,1,1\n1,91.0,1,0\n"))
+    assert t.feature_names == ["0", "1", "3_u"] and list(t.y) == [1, 1, 0] and t.X.shape == (3, 3)
+    # a word over words is no such evidence: the first line stays data when its values reappear
+    t = read_table(_write(tmp_path / "d.csv", "a,1,0\nb,2,1\na,3,0\n"))
+    assert t.X.shape == (3, 2) and list(t.y) == [0, 1, 0]
+
+
 def test_reader_quotes_and_windows_line_ends(tmp_path):
     path = tmp_path / "q.csv"
     path.write_bytes(b'city,size,label\r\n"Paris, FR",2,yes\r\n"Oslo, NO",3,no\r\n')

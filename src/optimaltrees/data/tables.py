@@ -5,8 +5,9 @@ the bundled ones are read by the same rules:
 
 * separator: comma, semicolon or tab when the first line has one, else runs
   of whitespace; lines starting with ``#`` and blank lines are skipped;
-* header: detected (no value of the first line reappears in its column below
-  it, and one of them is not a number), or forced with ``header=True/False``;
+* header: detected (a word of the first line heads a column of numbers, or
+  no value of the first line reappears in its column below it and one of
+  them is not a number), or forced with ``header=True/False``;
 * label: a column name or index (negative counts from the end); by default a
   column called y / label / class / target, else the first column of a
   whitespace file (the CP4IM and ConTree files), else the last column;
@@ -110,6 +111,12 @@ def _has_header(rows: list[list[str]]) -> bool:
         return False
     if not rest:      # one line with words in it: a header without data, not a data row
         return True
+    for j, v in enumerate(first):
+        # a word above a column of numbers names it, even where other names
+        # are numbers that reappear below ("0,1,2,3_u,...,y" over 0/1 data)
+        below = [r[j] for r in rest if len(r) > j and r[j] != ""]
+        if not _is_number(v) and below and all(_is_number(b) for b in below):
+            return True
     for j, v in enumerate(first):
         if any(len(r) > j and r[j] == v for r in rest):
             return False
