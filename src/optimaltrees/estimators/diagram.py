@@ -18,7 +18,7 @@ from optimaltrees.search.diagram.heuristic import Settings, node_penalty
 from optimaltrees.search.diagram.skeleton import make_skeleton
 from optimaltrees.model.summary import FitSummary, relative_gap
 from optimaltrees.search.diagram.solve import SOLVERS, check_solver
-from optimaltrees.search.diagram.train import encode, fairness_rates, train_diagram
+from optimaltrees.search.diagram.train import encode, errors_text, fairness_rates, train_diagram
 
 
 #: default time_limit of a fit, seconds
@@ -28,10 +28,6 @@ DEFAULT_TIME_LIMIT = 10.0
 EXACT_TREE_SHARE = 0.3
 EXACT_TREE_SECONDS = 60.0
 EXACT_TREE_MAX_DEPTH = 8
-
-
-def _errors(n: int) -> str:
-    return f"{n} training error{'' if n == 1 else 's'}"
 
 
 def _status(proven: bool, status: str, solver_status, source: str, bound: float = 0.0) -> str:
@@ -327,7 +323,7 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         cost = exact["complexity_cost"]
         call = (f"OptimalTreeClassifier(max_depth={exact['depth']}"
                 + (f", complexity_cost={cost:.4g})" if cost > 0 else ")"))
-        return (f"{call} finds a tree with {_errors(exact['errors'])}, objective "
+        return (f"{call} finds a tree with {errors_text(exact['errors'])}, objective "
                 f"{exact['objective']:.4g} on this diagram's scale "
                 f"({'proven optimal' if exact['proven'] else 'not proven'}), better than this "
                 f"diagram's {self.objective_:.4g}")
@@ -339,7 +335,7 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         bound = (f"lower bound {self.lower_bound_:.4g} (gap {self.gap_:.1%})" if self.lower_bound_ > 0
                  else "no lower bound proven above 0")
         warnings.warn(f"time_limit={self.time_limit} s reached: returning {what}; "
-                      f"{_errors(self.train_error_)}, objective {self.objective_:.4g}, {bound}, "
+                      f"{errors_text(self.train_error_)}, objective {self.objective_:.4g}, {bound}, "
                       f"not proven optimal{self._hint(skeleton, settings, exact)}", UserWarning,
                       stacklevel=3)
 

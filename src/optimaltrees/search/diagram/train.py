@@ -331,7 +331,7 @@ def train_diagram(enc: Encoding, skeleton: Skeleton, settings: Settings, *, dead
     heur_model = enc.to_model(clean_splits(heur, points, skeleton, univariate=enc.univariate), skeleton)
     heur_check = verify(heur_model, enc, skeleton, settings)
     trace = [(time.perf_counter() - start, heur_check.objective, 0.0)]
-    say(f"heuristic: {_errors(heur_check.errors)}, objective {heur_check.objective:.6g}")
+    say(f"heuristic: {errors_text(heur_check.errors)}, objective {heur_check.objective:.6g}")
 
     # the exact trees: starts and (univariate) a bound
     best, best_obj, best_model, best_check, source = heur, heur_obj, heur_model, heur_check, "heuristic"
@@ -461,7 +461,8 @@ def train_diagram(enc: Encoding, skeleton: Skeleton, settings: Settings, *, dead
                        heur_check.objective, res.seconds, trace, stats, source)
 
 
-def _errors(n: int) -> str:
+def errors_text(n: int) -> str:
+    """"3 training errors" (singular for one)."""
     return f"{n} training error{'' if n == 1 else 's'}"
 
 
