@@ -5,6 +5,7 @@ import argparse
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
 
@@ -323,3 +324,55 @@ def test_resume_drops_a_torn_last_record(tmp_path):
     raw = tmp_path / "r.jsonl"
     raw.write_text('{"dataset": "a", "status": "ok"}\n{"dataset": "b", "sta')
     assert previous_records(raw) == [{"dataset": "a", "status": "ok"}]
+
+
+def test_sat_table3_suite_end_to_end(tmp_path):
+    # a numeric "iris" with a conflicting pair: it is dropped from the
+    # training part, and every method fits every fold
+    rng = np.random.default_rng(3)
+    X = np.round(rng.random((40, 3)), 1)
+    y = ((X[:, 0] > 0.5) ^ (X[:, 1] > 0.3)).astype(int)
+    X[1], y[1] = X[0], 1 - y[0]
+    (tmp_path / "diagrams").mkdir()
+    pd.DataFrame(np.column_stack([X, y]), columns=["0", "1", "2", "y"]).astype({"y": int}).to_csv(
+        tmp_path / "diagrams" / "iris.csv", index=False)
+    out = tmp_path / "out" / "t3.md"
+    args = _suite_args("sat-table3", ["--data-root", str(tmp_path), "--datasets", "iris", "--folds", "2"], out)
+    text = run_suite("sat-table3", args).read_text()
+    records = _records(out)
+    assert len(records) == 12 and all(r["status"] == "ok" for r in records), records
+    for fold in (0, 1):                 # every route proves the same minimum depth and size
+        fold_recs = {r["method"]: r for r in records if r["fold"] == fold}
+        assert fold_recs["sat-depth"]["depth"] == fold_recs["auto-depth"]["depth"]
+        assert fold_recs["sat-size"]["nodes"] == fold_recs["auto-size"]["nodes"]
+        assert fold_recs["optimal-tree"]["depth"] <= fold_recs["auto-depth"]["depth"]
+        assert all(r["train_errors"] == 0 for m, r in fold_recs.items() if m not in ("cart",))
+    assert sum(r["dropped"] for r in records if r["method"] == "sat-depth") == 1
+    assert "| iris | sat-depth |" in text and "0.018 s, 3, 92.9 %" in text
+    assert "iris sat-depth:" in text and "the paper's 0.018 s" in text
+
+
+def test_sat_artificial_suite_end_to_end(tmp_path):
+    out = tmp_path / "art.md"
+    args = _suite_args("sat-artificial", ["--generators", "2", "--examples", "30", "600",
+                                          "--methods", "auto-size", "sat-depth", "greedy"], out)
+    text = run_suite("sat-artificial", args).read_text()
+    records = _records(out)
+    assert len(records) == 12 and all(r["status"] == "ok" for r in records), records
+    many = [r for r in records if r["examples"] == 600 and r["method"] != "greedy"]
+    assert all(r["equivalent"] for r in many)      # 600 of 1,024 inputs pin a depth-5 tree down
+    assert all(r["depth"] <= 5 for r in many)
+    assert "| 600 | auto-size |" in text and "![time and equivalence" in text
+    assert (tmp_path / "art.png").is_file()
+
+
+def test_generator_trees_are_two_class_functions_of_depth_at_most_five():
+    from optimaltrees.bench.fits import generator_tree
+
+    every = ((np.arange(1024)[:, None] >> np.arange(10)) & 1).astype(float)
+    for seed in range(5):
+        labels = generator_tree(seed)(every)
+        assert set(np.unique(labels)) == {0, 1}
+        # the smallest perfect tree of the full truth table is the generator's depth
+        from optimaltrees import SATTreeClassifier
+        assert SATTreeClassifier("depth", categorical="none").fit(every, labels).depth_ <= 5

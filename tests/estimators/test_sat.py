@@ -23,7 +23,7 @@ from instances import SETTINGS, instances
 
 from optimaltrees import OptimalTreeClassifier, SATTreeClassifier
 from optimaltrees.data.binarize import Binarizer
-from optimaltrees.search.sat import ConflictingExamplesError, available_solvers
+from optimaltrees.search.sat import ConflictingExamplesError, SATResult, available_solvers
 from optimaltrees.search.sat.worker import run_limited
 
 
@@ -61,7 +61,7 @@ def assert_fits(clf, X, y):
 @settings(max_examples=n_examples(150), **SETTINGS)
 @given(data=instances(max_n=10, max_features=3, max_classes=4), objective=st.sampled_from(["depth", "size"]),
        cardinality=st.sampled_from(["counter", "totalizer"]), per_round=st.sampled_from([1, 1, 3]),
-       depth_search=st.sampled_from(["sat", "sat", "dp"]),
+       depth_search=st.sampled_from(["auto", "sat", "sat", "dp"]),
        repair=st.sampled_from(["auto", None, (1,), (2, 1)]))
 def test_min_depth_and_size_match_brute_force(data, objective, cardinality, per_round, depth_search, repair):
     # "auto" frees 4 and 6 levels: a no-op at these depths, hence (1,) and (2, 1)
@@ -120,6 +120,81 @@ def test_example_order_does_not_change_the_optimum(data, seed):
     assert_fits(b, X, y)
 
 
+@settings(max_examples=n_examples(60), **SETTINGS)
+@given(data=instances(max_n=12, max_features=3, max_classes=3), seed=st.integers(0, 2**32 - 1),
+       objective=st.sampled_from(["depth", "size"]), depth_search=st.sampled_from(["sat", "auto"]))
+def test_shuffled_rows_give_the_same_tree(data, seed, objective, depth_search):
+    # the SAT loop tries distinct rows in their canonical order, whatever the
+    # order of the training rows: the same formula, hence the same tree
+    X, y = data
+    if has_conflicts(X, y):
+        return
+    perm = np.random.default_rng(seed).permutation(len(y))
+    a = SATTreeClassifier(objective, categorical="none", depth_search=depth_search).fit(X, y)
+    b = SATTreeClassifier(objective, categorical="none", depth_search=depth_search).fit(X[perm], y[perm])
+    assert (a.depth_, a.n_nodes_, a.min_depth_) == (b.depth_, b.n_nodes_, b.min_depth_)
+    assert a.stats_["examples_encoded"] == b.stats_["examples_encoded"]
+    assert a.export_text() == b.export_text()
+    assert_fits(b, X[perm], y[perm])
+
+
+class _StopNow(Exception):
+    pass
+
+
+@settings(max_examples=n_examples(60), **SETTINGS)
+@given(data=instances(max_n=10, max_features=3, max_classes=3), objective=st.sampled_from(["depth", "size"]),
+       depth_search=st.sampled_from(["auto", "sat", "dp"]), stop_after=st.integers(0, 12))
+def test_a_search_stopped_at_any_point_answers_with_valid_bounds(data, objective, depth_search,
+                                                                  stop_after):
+    # the time limit strikes after the worker's ``stop_after``-th report (the
+    # greedy trees come first): whatever is known then is returned, and the
+    # brute force confirms the tree and both lower bounds
+    import optimaltrees.estimators.sat as sat_module
+
+    X, y = data
+    if has_conflicts(X, y):
+        return
+
+    reports = []
+
+    def stopped(fn, kwargs, remaining, on_report):
+        def report(value):
+            if len(reports) >= stop_after:
+                raise _StopNow
+            reports.append(value)
+            on_report(value)
+
+        try:
+            return fn(report, **kwargs), False, None
+        except _StopNow:
+            return None, True, None
+
+    with pytest.MonkeyPatch.context() as mp, warnings.catch_warnings():
+        mp.setattr(sat_module, "run_limited", stopped)
+        warnings.simplefilter("ignore", UserWarning)
+        clf = SATTreeClassifier(objective, categorical="none", depth_search=depth_search,
+                                time_limit=60).fit(X, y)
+    depth = oracle_min_depth(X, y)
+    for r in reports:                   # every bound the search reported holds
+        if isinstance(r, SATResult):
+            assert r.depth_lower_bound <= depth
+            if r.depth_optimal:
+                assert r.tree.depth == depth and r.leaves_lower_bound <= oracle_min_leaves(X, y, depth)
+    assert clf.train_error_ == int((clf.predict(X) != y).sum())
+    assert clf.depth_lower_bound_ <= depth
+    if clf.train_error_ == 0:
+        assert clf.depth_lower_bound_ <= clf.depth_
+    if clf.is_optimal_:
+        assert clf.train_error_ == 0 and clf.depth_ == depth
+    if objective == "size":
+        assert clf.size_lower_bound_ <= 2 * oracle_min_leaves(X, y, depth) - 1
+        if clf.is_optimal_:
+            assert clf.n_nodes_ == 2 * oracle_min_leaves(X, y, depth) - 1
+    if not clf.timed_out_:
+        assert clf.is_optimal_
+
+
 def load_categorical(name):
     df = pd.read_csv(dataset_path("categorical", f"{name}.csv"), encoding="utf-8-sig")
     if name == "zoo":
@@ -134,14 +209,20 @@ def mouse():
 
 def test_mouse_matches_the_paper(mouse):
     X, y = mouse
-    depth = SATTreeClassifier("depth", categorical="all").fit(X, y)
-    assert depth.min_depth_ == 4 and depth.is_optimal_
+    depth = SATTreeClassifier("depth", categorical="all", depth_search="sat").fit(X, y)
+    assert depth.min_depth_ == 4 and depth.is_optimal_ and depth.stats_["search"] == "sat"
     assert depth.stats_["perfect_nodes"] == 31
     assert depth.stats_["examples_encoded"] < len(y)          # only a subset is encoded
-    size = SATTreeClassifier("size", categorical="all").fit(X, y)
+    size = SATTreeClassifier("size", categorical="all", depth_search="sat").fit(X, y)
     assert size.depth_ == 4 and size.n_nodes_ == 15 and size.is_optimal_
     hybrid = SATTreeClassifier("size", categorical="all", depth_search="dp").fit(X, y)
     assert (hybrid.depth_, hybrid.n_nodes_, hybrid.min_depth_) == (4, 15, 4)
+    assert hybrid.stats_["search"] == "dp+sat"
+    default = SATTreeClassifier("size", categorical="all").fit(X, y)      # the DP engine alone
+    assert (default.depth_, default.n_nodes_, default.min_depth_) == (4, 15, 4)
+    assert default.is_optimal_ and default.size_lower_bound_ == 15
+    assert default.stats_["search"] == "dp" and default.stats_["sat_calls"] == 0
+    assert_fits(default, X, y.to_numpy())
     assert_fits(size, X, y.to_numpy())
     text = size.export_text()
     assert "A ==" in text or "B ==" in text
@@ -149,7 +230,7 @@ def test_mouse_matches_the_paper(mouse):
 
 def test_dp_engine_agrees_on_the_smallest_perfect_depth(mouse):
     X, y = mouse
-    sat = SATTreeClassifier("depth", categorical="all").fit(X, y)
+    sat = SATTreeClassifier("depth", categorical="all", depth_search="sat").fit(X, y)
     B = sat.binarizer_.transform(X)
     assert OptimalTreeClassifier(max_depth=3).fit(B, y).train_error_ > 0
     assert OptimalTreeClassifier(max_depth=4).fit(B, y).train_error_ == 0
@@ -157,7 +238,7 @@ def test_dp_engine_agrees_on_the_smallest_perfect_depth(mouse):
 
 def test_stats_are_reported(mouse):
     X, y = mouse
-    clf = SATTreeClassifier("size", categorical="all").fit(X, y)
+    clf = SATTreeClassifier("size", categorical="all", depth_search="sat").fit(X, y)
     for key in ["depth", "nodes", "examples_encoded", "sat_calls", "variables", "clauses", "seconds"]:
         assert key in clf.stats_
     assert clf.stats_["sat_calls"] >= clf.stats_["examples_encoded"]
@@ -167,11 +248,11 @@ def test_stats_are_reported(mouse):
 @pytest.mark.parametrize("name", ["mouse", "monk1"])
 def test_neighbourhood_repair_keeps_the_optimum(name):
     X, y = load_categorical(name)
-    plain = SATTreeClassifier("size", repair=None).fit(X, y)
+    plain = SATTreeClassifier("size", repair=None, depth_search="sat").fit(X, y)
     assert plain.stats_["repaired"] == 0
     assert plain.stats_["sat_calls"] == plain.stats_["rounds"]
     for repair in [(2,), (1, 3), (9, 2)]:           # (9, 2): a level past the depth is skipped
-        clf = SATTreeClassifier("size", repair=repair).fit(X, y)
+        clf = SATTreeClassifier("size", repair=repair, depth_search="sat").fit(X, y)
         assert (clf.min_depth_, clf.n_nodes_) == (plain.min_depth_, plain.n_nodes_)
         assert clf.is_optimal_
         assert_fits(clf, X, y.to_numpy())
@@ -294,7 +375,8 @@ def test_time_limit_returns_a_perfect_greedy_tree_not_proven(objective):
     # car: depth 3 and 4 take the SAT search well over a second
     X, y = load_categorical("car")
     with pytest.warns(UserWarning, match=r"time_limit=1 s reached: returning a greedy tree"):
-        clf = SATTreeClassifier(objective, categorical="all", time_limit=1).fit(X, y)
+        clf = SATTreeClassifier(objective, categorical="all", time_limit=1,
+                                depth_search="sat").fit(X, y)
     assert clf.timed_out_ and not clf.interrupted_ and not clf.is_optimal_
     assert clf.tree_source_ == "greedy" and clf.min_depth_ is None
     assert_fits(clf, X, y.to_numpy())

@@ -24,7 +24,7 @@ def load_categorical(name):
 def test_defaults_bound_the_fit_and_route_errors_to_the_dp_engine():
     clf = SATTreeClassifier()
     assert clf.time_limit == DEFAULT_TIME_LIMIT == 60.0
-    assert clf.errors_search == "dp" and clf.verbose is False and clf.depth_search == "sat"
+    assert clf.errors_search == "dp" and clf.verbose is False and clf.depth_search == "auto"
 
 
 @pytest.mark.parametrize("name, depth", [
@@ -71,18 +71,22 @@ def test_maxsat_time_out_hints_at_the_dp_route():
 
 def test_depth_time_out_hints_at_the_dp_depth_search():
     X, y = load_categorical("car")
-    with pytest.warns(UserWarning, match="depth_search='dp'"):
-        SATTreeClassifier("depth", categorical="all", time_limit=1).fit(X, y)
+    with pytest.warns(UserWarning, match="depth_search='auto'"):
+        SATTreeClassifier("depth", categorical="all", time_limit=1, depth_search="sat").fit(X, y)
 
 
 def test_verbose_shows_depth_calls_examples_and_bounds(capsys):
     X, y = load_categorical("mouse")
-    clf = SATTreeClassifier("size", categorical="all", verbose=True).fit(X, y)
+    clf = SATTreeClassifier("size", categorical="all", verbose=True, depth_search="sat").fit(X, y)
     err = capsys.readouterr().err
     assert "sat (size)" in err and "trying depth" in err and "SAT calls" in err
     assert "examples encoded" in err and "proven >=" in err
     assert f"done: {clf.n_nodes_} nodes, proven fewest at depth {clf.depth_}" in err
-    quiet = SATTreeClassifier("size", categorical="all").fit(X, y)
+    dp = SATTreeClassifier("size", categorical="all", verbose=True).fit(X, y)
+    err = capsys.readouterr().err
+    assert "DP engine, trying depth 4" in err and "DP engine, fewest nodes at depth 4" in err
+    assert f"done: {dp.n_nodes_} nodes, proven fewest at depth {dp.depth_}" in err
+    quiet = SATTreeClassifier("size", categorical="all", depth_search="sat").fit(X, y)
     assert capsys.readouterr().err == ""
     assert (quiet.depth_, quiet.n_nodes_) == (clf.depth_, clf.n_nodes_)
 
@@ -90,7 +94,8 @@ def test_verbose_shows_depth_calls_examples_and_bounds(capsys):
 def test_verbose_time_out_shows_the_greedy_tree_and_the_bound(capsys):
     X, y = load_categorical("car")
     with pytest.warns(UserWarning, match="time_limit=1 s reached"):
-        SATTreeClassifier("depth", categorical="all", time_limit=1, verbose=True).fit(X, y)
+        SATTreeClassifier("depth", categorical="all", time_limit=1, verbose=True,
+                          depth_search="sat").fit(X, y)
     err = capsys.readouterr().err
     assert "(greedy tree)" in err and "proven >= depth 2" in err
 

@@ -15,13 +15,13 @@ import json
 import sys
 from pathlib import Path
 
-SUITES = ("contree", "binary", "anytime", "sat", "diagrams", "cv")
+SUITES = ("contree", "binary", "anytime", "sat", "sat-table3", "sat-artificial", "diagrams", "cv")
 
 
 def suite_module(name: str):
     if name not in SUITES:
         raise ValueError(f"unknown suite {name!r}; the suites are {', '.join(SUITES)}")
-    return importlib.import_module(f"optimaltrees.bench.suites.{name}")
+    return importlib.import_module(f"optimaltrees.bench.suites.{name.replace('-', '_')}")
 
 
 def run_suite(name: str, args) -> Path:

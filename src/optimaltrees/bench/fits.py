@@ -262,15 +262,20 @@ SAT_TESTS = {"onehot": "all", "auto": "auto"}
 
 def sat(*, data: str, drop=(), objective: str = "depth", solver: str = "cadical195",
         depth_search: str = "sat", tests: str = "onehot", repair="auto",
-        random_state: int | None = None) -> dict:
+        random_state: int | None = None, shuffle_rows: int | None = None) -> dict:
     """SATTreeClassifier (Avellaneda's DT-depth / DT-size); ``tests``: "onehot"
     (one test per value of every column) or "auto" (integer columns become
-    thresholds); ``depth_search="dp"`` finds the smallest depth with the DP
-    engine instead; ``repair=None`` is the paper's plain loop; ``random_state``
-    shuffles the order in which examples are tried."""
+    thresholds); ``depth_search``: "sat" the paper's loop, "dp" the DP
+    engine's depth then SAT's size, "auto" the DP engine for both;
+    ``repair=None`` is the paper's plain loop; ``random_state`` shuffles the
+    order in which examples are tried; ``shuffle_rows`` (a seed) the rows of
+    the data before the fit, as a user's file may come in any order."""
     from optimaltrees import SATTreeClassifier
 
     X, y = _categorical(data, drop)
+    if shuffle_rows is not None:
+        perm = np.random.default_rng(shuffle_rows).permutation(len(y))
+        X, y = X.iloc[perm], np.asarray(y)[perm]
     # time_limit=None: the paper's method alone (no greedy fallback); the runner's
     # per-fit limit stops it
     model = SATTreeClassifier(objective, categorical=SAT_TESTS[tests], solver=solver,
@@ -281,24 +286,138 @@ def sat(*, data: str, drop=(), objective: str = "depth", solver: str = "cadical1
     return _sat_record(model, clock)
 
 
-def dp_size(*, data: str, drop=(), tests: str = "onehot") -> dict:
-    """DT-size by the DP engine alone, on the same Boolean tests as :func:`sat`:
-    the smallest depth k with zero error, then at k a node cost below one
-    error / 2^(k+1) makes the optimum the fewest nodes among zero-error trees."""
-    from optimaltrees import OptimalTreeClassifier, SATTreeClassifier
+def _consistent(X, y):
+    """Rows of (X, y) with every conflicting feature vector reduced to the
+    rows of its majority class (ties: the first class in sorted order), and
+    how many rows were dropped: a perfect tree needs consistent data."""
+    import pandas as pd
 
-    X, y = _categorical(data, drop)
+    frame = pd.DataFrame(np.asarray(X, dtype=object))
+    key = pd.util.hash_pandas_object(frame.astype(str), index=False).to_numpy()
+    labels = np.asarray(y)
+    keep = np.ones(len(labels), dtype=bool)
+    for k in np.unique(key):
+        rows = np.flatnonzero(key == k)
+        values, counts = np.unique(labels[rows], return_counts=True)
+        if values.size > 1:
+            keep[rows[labels[rows] != values[np.argmax(counts)]]] = False
+    return keep, int((~keep).sum())
+
+
+#: Table 3 methods: SAT objective and route, or a depth-limited peer at the fold's minimum depth
+TABLE3_METHODS = {
+    "sat-depth": ("depth", "sat"), "sat-size": ("size", "sat"),
+    "auto-depth": ("depth", "auto"), "auto-size": ("size", "auto"),
+    "cart": None, "optimal-tree": None,
+}
+
+
+def sat_fold(*, data: str, method: str, fold: int, folds: int = 5, seed: int = 0,
+             time_limit: float = 60.0) -> dict:
+    """One fold of Avellaneda's Table 3: train on the other folds (stratified,
+    shuffled by ``seed``), then test.  SAT methods fit a perfect tree (the
+    paper's method, or the default route) without a limit inside the fit;
+    ``cart`` / ``optimal-tree`` fit a tree of the fold's minimum perfect depth.
+    Conflicting training rows keep their majority class (see :func:`_consistent`)."""
+    from sklearn.model_selection import StratifiedKFold
+
+    from optimaltrees import OptimalTreeClassifier, SATTreeClassifier
+    from optimaltrees.data.tables import read_table
+
+    table = read_table(data)
+    X, y = table.X.reset_index(drop=True), np.asarray(table.y)
+    train, test = list(StratifiedKFold(folds, shuffle=True, random_state=seed).split(X, y))[fold]
+    keep, dropped = _consistent(X.iloc[train], y[train])
+    train = train[keep]
+    Xtr, ytr, Xte, yte = X.iloc[train], y[train], X.iloc[test], y[test]
+    spec = TABLE3_METHODS[method]
+    if spec is not None:
+        objective, route = spec
+        model = SATTreeClassifier(objective, depth_search=route, time_limit=None)
+        with _Clock() as clock:
+            model.fit(Xtr, ytr)
+        rec = _sat_record(model, clock)
+    else:
+        depth = SATTreeClassifier("depth", time_limit=None).fit(Xtr, ytr).depth_
+        if method == "cart":
+            from sklearn.tree import DecisionTreeClassifier
+            model = DecisionTreeClassifier(max_depth=max(1, depth), random_state=0)
+        else:
+            model = OptimalTreeClassifier(max_depth=depth, time_limit=time_limit)
+        with _Clock() as clock:
+            model.fit(Xtr.to_numpy(dtype=float), ytr)
+        Xtr, Xte = Xtr.to_numpy(dtype=float), Xte.to_numpy(dtype=float)
+        errors = int((model.predict(Xtr) != ytr).sum())
+        rec = dict(seconds=clock.seconds, cpu_seconds=clock.cpu_seconds, depth=int(model.get_depth()),
+                   nodes=int(model.tree_.node_count), train_errors=errors,
+                   optimal=bool(getattr(model, "is_optimal_", False)))
+    rec.update(test_acc=float(np.mean(model.predict(Xte) == yte)), n_train=int(len(train)),
+               dropped=dropped)
+    return rec
+
+
+def generator_tree(seed: int, depth: int = 5, features: int = 10):
+    """Avellaneda's artificial data: a random tree of ``depth`` over
+    ``features`` Boolean features and 2 classes (a random test at every
+    node, none repeated on a path; random leaf classes, siblings differing
+    at the bottom level so that no split is idle) as a function of 0/1 rows."""
+    rng = np.random.default_rng(seed)
+
+    def grow(level: int, used: frozenset):
+        if level == depth:
+            return int(rng.integers(2))
+        f = int(rng.choice([j for j in range(features) if j not in used]))
+        left, right = grow(level + 1, used | {f}), grow(level + 1, used | {f})
+        if isinstance(left, int) and left == right:
+            right = 1 - left
+        return (f, left, right)
+
+    root = grow(0, frozenset())
+
+    def classify(X: np.ndarray) -> np.ndarray:
+        out = np.empty(X.shape[0], dtype=np.int64)
+
+        def walk(node, rows):
+            if isinstance(node, int):
+                out[rows] = node
+                return
+            f, left, right = node
+            go = X[rows, f] == 1
+            walk(left, rows[~go])
+            walk(right, rows[go])
+
+        walk(root, np.arange(X.shape[0]))
+        return out
+
+    return classify
+
+
+def artificial(*, generator: int, examples: int, method: str, features: int = 10,
+               depth: int = 5) -> dict:
+    """One point of Avellaneda's Figure 2: ``examples`` rows drawn at random
+    from generator tree ``generator``; does the inferred tree classify all
+    2^features inputs as the generator does (equivalent)?  ``method``:
+    ``sat-depth`` / ``sat-size`` (the paper's loop), ``auto-depth`` /
+    ``auto-size`` (the default route), ``greedy`` (an unpruned entropy tree,
+    the paper's J48 without pruning)."""
+    from optimaltrees import SATTreeClassifier
+
+    classify = generator_tree(generator, depth, features)
+    rng = np.random.default_rng(10_000 + generator * 1_000 + examples)
+    X = rng.integers(0, 2, size=(examples, features)).astype(np.float64)
+    y = classify(X)
+    every = ((np.arange(1 << features)[:, None] >> np.arange(features)) & 1).astype(np.float64)
+    if method == "greedy":
+        from sklearn.tree import DecisionTreeClassifier
+        model = DecisionTreeClassifier(criterion="entropy", random_state=0)
+    else:
+        objective, route = TABLE3_METHODS[method]
+        model = SATTreeClassifier(objective, depth_search=route, categorical="none", time_limit=None)
     with _Clock() as clock:
-        depth_fit = SATTreeClassifier("depth", categorical=SAT_TESTS[tests], depth_search="dp",
-                                      time_limit=None).fit(X, y)
-        B = depth_fit.binarizer_.transform(X).astype(float)
-        k = depth_fit.min_depth_
-        model = OptimalTreeClassifier(max_depth=k, complexity_cost=1.0 / 2 ** (k + 1) / len(y)).fit(B, y)
-    if model.train_error_ != 0:
-        raise RuntimeError(f"the DP tree of depth {k} makes {model.train_error_} errors, expected none")
+        model.fit(X, y)
     return dict(seconds=clock.seconds, cpu_seconds=clock.cpu_seconds, depth=int(model.get_depth()),
-                nodes=int(model.tree_.node_count), optimal=model.summary_.proven, train_errors=0,
-                examples=0, sat_calls=0, variables=0, clauses=0)
+                nodes=int(model.tree_.node_count),
+                equivalent=bool(np.array_equal(model.predict(every), classify(every))))
 
 
 def idle(*, seconds: float) -> dict:

@@ -19,14 +19,14 @@ from optimaltrees.model.summary import FitSummary, relative_gap, status_text
 from optimaltrees.search.sat import CARDINALITIES, infer, min_errors, prepare
 from optimaltrees.search.sat.encoding import check_solver_name
 from optimaltrees.model.tree import Tree
-from optimaltrees.search.sat.inference import DEFAULT_REPAIR, SATProgress, SATResult, SATStats
+from optimaltrees.search.sat.inference import DEFAULT_REPAIR, DEPTH_SEARCHES
+from optimaltrees.search.sat.result import SATProgress, SATResult, SATStats
 from optimaltrees.search.sat.decode import nested_to_tree, to_tree
+from optimaltrees.search.sat.exact import OrdinalTests, min_errors_dp, test_chains
 from optimaltrees.search.sat.greedy import CRITERIA, GreedyTree, greedy_tree
-from optimaltrees.search.sat.maxsat import min_errors_dp, ordinal_matrix, test_chains
 from optimaltrees.search.sat.worker import SearchInterrupted, check_deadline, run_limited
 
 OBJECTIVES = ("depth", "size", "errors")
-DEPTH_SEARCHES = ("sat", "dp")
 ERRORS_SEARCHES = ("dp", "maxsat")
 #: default time_limit of a fit, seconds
 DEFAULT_TIME_LIMIT = 60.0
@@ -57,8 +57,7 @@ def _search(report, *, errors_mode: bool, search: dict, problem, greedy_depth: i
                 report(fallback)          # the parent keeps the better one
     if errors_mode:
         if search["errors_search"] == "dp":
-            X, y, n_classes, chains = search["dp"]
-            return min_errors_dp(X, y, n_classes, search["depth"], chains)
+            return min_errors_dp(search["tests"], search["depth"])
         return min_errors(search["problem"], search["depth"], solver=search["solver"])
     return infer(report=report, **search)
 
@@ -155,11 +154,17 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         python-sat's incremental totalizer.
     examples_per_round : int, default=1
         Misclassified examples added to the formula per round (the paper adds one).
-    depth_search : {"sat", "dp"}, default="sat"
-        How the minimum depth is found: the paper's incremental SAT loop, or
-        the library's exact DP engine on the same tests (the smallest depth
-        whose optimum has no error; often much faster than SAT's proofs that
-        a depth is infeasible).  DT-size then runs SAT at that depth.
+    depth_search : {"auto", "sat", "dp"}, default="auto"
+        How the minimum depth (and, for ``"size"``, the fewest nodes) is
+        found; every route proves the same optimum.  ``"auto"``: the library's
+        exact DP engine on the same tests, for both: the smallest depth whose
+        fewest-errors tree has no error, then at that depth a cost of 2^-k
+        per node (below one error) for the fewest nodes; numeric columns go
+        to the engine as ranks.  The fastest route measured on the paper's
+        sets (``benchmarks/results/sat-table3.md``).  ``"sat"``: the paper's
+        incremental SAT loop throughout (Avellaneda's DT-depth / DT-size).
+        ``"dp"``: the DP engine's depth, then SAT's DT-size at it.
+        ``stats_["search"]`` says which answered ("dp", "sat", "dp+sat").
     errors_search : {"dp", "maxsat"}, default="dp"
         How ``"errors"`` finds the fewest-errors tree of depth ``max_depth``
         over the Boolean tests.  ``"dp"``: the library's exact DP engine on
@@ -178,8 +183,10 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         without these assumptions declares a depth infeasible).  None: the
         paper's plain loop.
     random_state : int or None, default=None
-        Order in which misclassified examples are picked: None keeps the data
-        order (deterministic); an int shuffles it (the paper's averaged runs).
+        Order in which the SAT loop picks misclassified examples.  None: the
+        canonical order (distinct rows sorted as bit strings), so the search,
+        its time and its tree do not depend on the order of the training rows;
+        an int: a random order (the paper's averaged runs).
     verbose : bool, default=False
         Show a live progress line (on stderr): the depth being tried (and
         the leaf bound, for DT-size), SAT calls, examples encoded so far, the
@@ -226,7 +233,7 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
     def __init__(self, objective: str = "depth", *, max_depth: int | None = None,
                  time_limit: float | None = DEFAULT_TIME_LIMIT, solver: str = "cadical195",
                  categorical="auto", cardinality: str = "counter", examples_per_round: int = 1,
-                 depth_search: str = "sat", errors_search: str = "dp", repair="auto",
+                 depth_search: str = "auto", errors_search: str = "dp", repair="auto",
                  random_state: int | None = None, verbose: bool = False) -> None:
         self.objective = objective
         self.max_depth = max_depth
@@ -318,19 +325,20 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         order = None
         if self.random_state is not None:
             order = np.random.default_rng(self.random_state).permutation(problem.n_rows)
+        # the DP engine reads every row, numeric columns as ranks (one column
+        # each, not one 0/1 column per threshold)
+        uses_dp = self.errors_search == "dp" if errors_mode else self.depth_search != "sat"
+        tests = (OrdinalTests(B, y_index, self.n_classes_, test_chains(binarizer.tests_))
+                 if uses_dp else None)
         if errors_mode:
             search = dict(problem=problem, depth=int(self.max_depth), solver=self.solver,
-                          errors_search=self.errors_search)
-            if self.errors_search == "dp":
-                # the engine reads every row, numeric columns as ranks (one
-                # column each, not one 0/1 column per threshold)
-                chains = test_chains(binarizer.tests_)
-                search["dp"] = (ordinal_matrix(B, chains), y_index, self.n_classes_, chains)
+                          errors_search=self.errors_search, tests=tests)
         else:
             search = dict(problem=problem, objective=self.objective, max_depth=self.max_depth,
                           solver=self.solver, cardinality=self.cardinality,
                           per_round=int(self.examples_per_round), order=order,
-                          depth_search=self.depth_search, repair=self._repair_levels(),
+                          depth_search=self.depth_search, tests=tests,
+                          repair=self._repair_levels(),
                           progress=PROGRESS_EVERY if self.verbose else None)
         remaining = None if deadline is None else max(0.0, deadline - time.perf_counter())
         # under a time limit, a greedy tree first: the answer should the
@@ -483,10 +491,19 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             "greedy_depth": None if greedy is None else greedy.depth,
             "greedy_nodes": None if greedy is None else 2 * greedy.leaves - 1,
             "greedy_errors": None if greedy is None else greedy.errors,
-            "search": self.errors_search if errors_mode else self.depth_search,
+            "search": self._route(errors_mode),
         }
         self._warn_stopped(source)
         return objective
+
+    def _route(self, errors_mode: bool) -> str:
+        """Which search answered: "sat" (the paper's loop), "dp" (the DP
+        engine), "dp+sat" (the DP's depth, SAT's fewest nodes), "maxsat"."""
+        if errors_mode:
+            return self.errors_search
+        if self.depth_search == "dp" and self.objective == "size":
+            return "dp+sat"
+        return "sat" if self.depth_search == "sat" else "dp"
 
     def _warn_stopped(self, source: str) -> None:
         if not (self.timed_out_ or self.interrupted_):
@@ -511,9 +528,9 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
                         "with the exact DP engine, usually far faster")
             return ("; OptimalTreeClassifier(max_depth=...) searches the same depth-limited "
                     "trees on numeric data (thresholds) directly")
-        if self.depth_search == "sat":
-            return ("; depth_search='dp' (the exact DP engine) often proves the minimum depth "
-                    "much faster")
+        if self.depth_search != "auto":
+            return ("; depth_search='auto' (the default: the exact DP engine) often proves the "
+                    "same minimum much faster")
         return ""
 
     # -- prediction (FittedTreeMixin) ------------------------------------------------
@@ -553,8 +570,12 @@ class _Progress:
             # a depth refuted since the last report: the next one is being tried
             depth = max(prog.depth, lower) if prog.phase == "depth" else prog.depth
             where = f"depth {depth}" + (f", <= {prog.leaves} leaves" if prog.leaves else "")
-            parts.append(f"trying {where} | {prog.sat_calls} SAT calls | "
-                         f"{prog.examples_encoded}/{self.n_rows} examples encoded")
+            if self.search == "auto" or (self.search == "dp" and prog.phase == "depth"):
+                parts.append(f"DP engine, {'fewest nodes at' if prog.phase == 'size' else 'trying'} "
+                             f"depth {depth}")
+            else:
+                parts.append(f"trying {where} | {prog.sat_calls} SAT calls | "
+                             f"{prog.examples_encoded}/{self.n_rows} examples encoded")
         if prog is not None and prog.phase == "size":
             parts.append(f"depth {prog.depth} proven minimum | nodes: best {prog.upper}, "
                          f"proven >= {prog.lower}")

@@ -17,12 +17,17 @@ each configuration runs in its own process under a wall clock limit:
 * ``sat-depth-plain``  the paper's plain loop (``repair=None``);
 * ``sat-depth-shuffled``  ``sat-depth`` with the examples tried in a random
   order (``random_state`` = repeat number): the spread over orders;
+* ``sat-depth-rows-shuffled`` / ``sat-size-rows-shuffled``  the rows of the
+  file shuffled (seed = repeat number) before the fit, as a user's rows may
+  come: the search tries distinct rows in a canonical order, so these
+  should take the time of the file's order;
 * ``sat-size``     DT-size: then the fewest nodes at that depth;
 * ``dp-depth``     the library's exact DP engine asked for the smallest depth
-  with zero error (``depth_search="dp"``);
-* ``dp+sat-size``  that depth, then SAT for the fewest nodes;
-* ``dp-size``      the DP engine alone: at that depth, a node cost below one
-  error / 2^(depth+1) makes its optimum the fewest nodes among zero-error trees;
+  with zero error (``depth_search="auto"``, the estimator's default);
+* ``dp+sat-size``  that depth, then SAT for the fewest nodes (``depth_search="dp"``);
+* ``dp-size``      the DP engine alone (the default): at that depth, a cost of
+  2^-depth per node (below one error) makes its optimum the fewest nodes among
+  zero-error trees;
 
 the SAT configurations once per ``--solvers`` entry (python-sat solvers).
 The table gives depth, nodes, examples encoded, SAT calls and seconds
@@ -57,9 +62,11 @@ CONFIGS = {
     "sat-depth-plain": ("sat", dict(objective="depth", repair=None), True),
     "sat-depth-shuffled": ("sat", dict(objective="depth", shuffled=True), True),
     "sat-size": ("sat", dict(objective="size"), True),
-    "dp-depth": ("sat", dict(objective="depth", depth_search="dp"), False),
+    "sat-depth-rows-shuffled": ("sat", dict(objective="depth", rows_shuffled=True), True),
+    "sat-size-rows-shuffled": ("sat", dict(objective="size", rows_shuffled=True), True),
+    "dp-depth": ("sat", dict(objective="depth", depth_search="auto"), False),
     "dp+sat-size": ("sat", dict(objective="size", depth_search="dp"), True),
-    "dp-size": ("dp_size", {}, False),
+    "dp-size": ("sat", dict(objective="size", depth_search="auto"), False),
 }
 
 
@@ -108,9 +115,11 @@ def plan(args, out_dir: Path) -> list[Job]:
         limit = args.car_limit if name == SLOW else args.limit
         for rep in range(args.car_repeats if name == SLOW else args.repeats):
             key = dict(dataset=name, tests=tests, config=config, solver=solver or "-", repeat=rep + 1)
-            job_params = {k: v for k, v in params.items() if k != "shuffled"}
+            job_params = {k: v for k, v in params.items() if k not in ("shuffled", "rows_shuffled")}
             if params.get("shuffled"):
                 job_params["random_state"] = rep
+            if params.get("rows_shuffled"):
+                job_params["shuffle_rows"] = rep + 1
             # the limit bounds the whole process, start-up included, as a wall clock would
             jobs.append(Job(fit, job_params, key, time_limit=limit, grace=0.0))
     args.planned = len(jobs)

@@ -27,67 +27,20 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
 from typing import Callable
 
 import numpy as np
 
 from optimaltrees.search.sat.decode import PerfectTree, leaf_count
 from optimaltrees.search.sat.encoding import TreeEncoding, route
+from optimaltrees.search.sat.exact import OrdinalTests, min_depth_dp, smallest_tree_dp
 from optimaltrees.search.sat.problem import Problem
-from optimaltrees.search.sat.worker import OutOfTime, seconds_left
-
-
-class NoTreeWithinDepthError(ValueError):
-    """No tree of depth <= the cap classifies every training example."""
+from optimaltrees.search.sat.result import (NoTreeWithinDepthError, SATProgress, SATResult, SATStats,
+                                            depth_range)
 
 
 #: bottom levels a repair may change, tried in turn before a full call
 DEFAULT_REPAIR = (4, 6)
-
-
-@dataclass
-class SATStats:
-    sat_calls: int = 0                     # solver calls, including repair attempts
-    rounds: int = 0                        # trees decoded and checked against all examples
-    repaired: int = 0                      # rounds answered by a repair call
-    examples_encoded: int = 0
-    variables: int = 0
-    clauses: int = 0
-    depths_tried: list[int] = field(default_factory=list)
-    solve_seconds: float = 0.0
-
-    def absorb(self, enc: TreeEncoding) -> None:
-        self.examples_encoded = len(enc.encoded)
-        self.variables = enc.n_vars
-        self.clauses = enc.n_clauses
-
-
-@dataclass
-class SATResult:
-    """What the search knows: the best tree so far and how far it is proven."""
-    tree: PerfectTree | None
-    depth_lower_bound: int                 # every smaller depth is proven infeasible
-    leaves: int | None = None              # leaves of the simplified tree
-    leaves_lower_bound: int = 1
-    depth_optimal: bool = False
-    size_optimal: bool = False
-    stats: SATStats = field(default_factory=SATStats)
-    over_tests: bool = False               # node features index all Boolean tests, not kept columns
-
-
-@dataclass(frozen=True)
-class SATProgress:
-    """Where the search is (reported at most every ``progress`` seconds when
-    asked for, for a progress display; not a result)."""
-    phase: str                     # "depth" (DT-depth) or "size" (DT-size at the minimum depth)
-    depth: int                     # depth of the formula being solved
-    leaves: int | None             # DT-size: the leaf bound being tried
-    lower: int                     # proven: depth ("depth"), or nodes ("size")
-    upper: int | None              # best known by the search: nodes ("size"), None ("depth")
-    sat_calls: int
-    rounds: int
-    examples_encoded: int
 
 
 Report = Callable[[object], None]
@@ -177,7 +130,7 @@ def min_depth(problem: Problem, *, max_depth: int | None = None, solver: str = "
     if present.size <= 1:
         tree = PerfectTree(0, np.full(1, -1), np.array([int(present[0]) if present.size else 0]))
         return SATResult(tree, 0, 1, 1, True, True, stats), None
-    k, cap = _depth_range(problem, present.size, max_depth)
+    k, cap = depth_range(problem.B.shape[1], problem.n_rows, present.size, max_depth)
     core: list[int] = []                  # the examples that proved the last depth infeasible
     lower = k
     ticker = _Ticker(report, progress)
@@ -213,80 +166,6 @@ def min_depth(problem: Problem, *, max_depth: int | None = None, solver: str = "
     raise NoTreeWithinDepthError("no consistent tree exists (conflicting examples)")
 
 
-def dp_search(B: np.ndarray, y: np.ndarray, n_classes: int, depth: int):
-    """The DP engine's optimal tree of depth <= ``depth`` over the 0/1 columns
-    of ``B`` (a ``search.contree.SearchResult``, proven optimal), within the
-    in-process deadline if any (:class:`OutOfTime` otherwise)."""
-    from optimaltrees.search.contree import search_tree
-
-    left = seconds_left()
-    if left is not None and left <= 0:
-        raise OutOfTime
-    found = search_tree(np.asarray(B, dtype=np.float64), np.asarray(y, dtype=np.int64), n_classes,
-                        depth, time_limit=left)
-    if found.interrupted:
-        raise KeyboardInterrupt
-    if found.timed_out or found.stopped or found.memory_out:
-        raise OutOfTime
-    return found
-
-
-def min_depth_dp(problem: Problem, *, max_depth: int | None = None,
-                 report: Report | None = None) -> tuple[SATResult, None]:
-    """DT-depth by the library's exact DP engine instead of SAT: the smallest
-    depth whose optimal tree makes no error (each infeasible depth is proven
-    by the DP's bound).  Often far faster than SAT's UNSAT proofs."""
-    B, y = problem.B, problem.row_classes()
-    stats = SATStats()
-    present = np.unique(y)
-    if present.size <= 1:
-        return min_depth(problem, max_depth=max_depth, report=report)
-    k, cap = _depth_range(problem, present.size, max_depth)
-    while k <= cap:
-        stats.depths_tried.append(k)
-        found = dp_search(B, y, problem.n_classes, k)
-        if found.objective == 0:
-            tree = _perfect_from_tree(found.tree, k)
-            result = SATResult(tree, k, leaf_count(tree, B, y, problem.n_classes), present.size,
-                               True, False, stats)
-            if report:
-                report(result)
-            return result, None
-        if report:
-            report(SATResult(None, k + 1, stats=stats))
-        k += 1
-    raise NoTreeWithinDepthError(
-        f"no tree of depth <= max_depth={max_depth} classifies every training example correctly; "
-        "raise max_depth, or use objective='errors' for the depth-limited tree with the fewest "
-        "misclassifications")
-
-
-def _perfect_from_tree(tree, depth: int, test_of=None) -> PerfectTree:
-    """A Tree over 0/1 columns (threshold 0.5) as a perfect heap tree of
-    ``depth``: a shallow leaf repeats its class below any test.
-    ``test_of(feature, threshold)``: the test a split stands for (default:
-    its feature; left = the test false)."""
-    N = 1 << depth
-    node_feature = np.zeros(N, dtype=np.int64)
-    leaf_class = np.zeros(N, dtype=np.int64)
-
-    def fill(q: int, node: int, level: int) -> None:
-        if level == depth:
-            leaf_class[q - N] = int(np.argmax(tree.value[node]))
-            return
-        f = int(tree.feature[node])
-        if f < 0:
-            fill(2 * q, node, level + 1)
-            fill(2 * q + 1, node, level + 1)
-            return
-        node_feature[q] = f if test_of is None else test_of(f, float(tree.threshold[node]))
-        fill(2 * q, int(tree.children_left[node]), level + 1)
-        fill(2 * q + 1, int(tree.children_right[node]), level + 1)
-
-    fill(1, 0, 0)
-    return PerfectTree(depth, node_feature, leaf_class)
-
-
 def min_size(problem: Problem, depth_result: SATResult, enc: TreeEncoding | None, *,
              solver: str = "cadical195", cardinality: str = "counter", per_round: int = 1,
              order: np.ndarray | None = None, repair: tuple[int, ...] = DEFAULT_REPAIR,
@@ -318,14 +197,18 @@ def min_size(problem: Problem, depth_result: SATResult, enc: TreeEncoding | None
                                        stats.rounds, len(enc.encoded)), force)
 
         tick(force=True)
+        # the repair starts near the best tree (not when the DP found it: its
+        # nodes index all tests, the formula's only the kept columns)
+        start = None if result.over_tests else result.tree.node_feature
         tree = _fit_loop(enc, B, y, order_rank, per_round, stats, enc.at_most_leaves(L),
-                         repair=repair, start=result.tree.node_feature, tick=tick)
+                         repair=repair, start=start, tick=tick)
         stats.absorb(enc)
         if tree is None:
             lo = L + 1                     # final: the formula only grows
             result.leaves_lower_bound = lo
         else:
             result.tree = tree
+            result.over_tests = False
             hi = min(L, leaf_count(tree, B, y, problem.n_classes))
             result.leaves = hi
         if report:
@@ -333,17 +216,6 @@ def min_size(problem: Problem, depth_result: SATResult, enc: TreeEncoding | None
     result.size_optimal = True
     result.leaves_lower_bound = result.leaves
     return result
-
-
-def _depth_range(problem: Problem, n_present: int, max_depth: int | None) -> tuple[int, int]:
-    """First and last depth worth trying: c classes need ceil(log2 c) levels,
-    and a consistent tree never needs more levels than features or distinct
-    rows minus one (every split of distinct rows leaves both sides smaller)."""
-    first = max(1, math.ceil(math.log2(n_present)))
-    cap = min(problem.B.shape[1], problem.n_rows - 1)
-    if max_depth is not None:
-        cap = min(cap, max_depth)
-    return first, cap
 
 
 def _order_rank(n: int, order: np.ndarray | None) -> np.ndarray:
@@ -355,16 +227,32 @@ def _order_rank(n: int, order: np.ndarray | None) -> np.ndarray:
     return rank
 
 
+#: how the minimum depth (and size) is found: see :func:`infer`
+DEPTH_SEARCHES = ("auto", "sat", "dp")
+
+
 def infer(problem: Problem, *, objective: str = "depth", max_depth: int | None = None,
           solver: str = "cadical195", cardinality: str = "counter", per_round: int = 1,
           order: np.ndarray | None = None, depth_search: str = "sat",
-          repair: tuple[int, ...] = DEFAULT_REPAIR,
+          tests: OrdinalTests | None = None, repair: tuple[int, ...] = DEFAULT_REPAIR,
           report: Report | None = None, progress: float | None = None) -> SATResult:
-    """DT-depth, then DT-size when ``objective == "size"`` (one solver
-    throughout).  ``depth_search="dp"`` finds the depth with the DP engine.
+    """DT-depth, then DT-size when ``objective == "size"``.
+
+    ``depth_search``: ``"sat"`` the paper's incremental loop throughout (one
+    solver); ``"dp"`` the DP engine finds the depth, SAT the fewest nodes;
+    ``"auto"`` the DP engine answers both (:mod:`.exact`), on ``tests``.
     ``progress``: also report a :class:`SATProgress` at most this often."""
+    if depth_search not in DEPTH_SEARCHES:
+        raise ValueError(f"depth_search must be one of {DEPTH_SEARCHES}, got {depth_search!r}")
+    if depth_search != "sat" and tests is None:
+        raise ValueError(f"depth_search={depth_search!r} needs the tests (OrdinalTests)")
+    shape = dict(n_rows=problem.n_rows, n_columns=problem.B.shape[1])
+    if depth_search == "auto":
+        return smallest_tree_dp(tests, objective=objective, max_depth=max_depth, report=report,
+                                **shape)
     if depth_search == "dp":
-        result, enc = min_depth_dp(problem, max_depth=max_depth, report=report)
+        result = min_depth_dp(tests, max_depth=max_depth, report=report, **shape)
+        enc = None
     else:
         result, enc = min_depth(problem, max_depth=max_depth, solver=solver, per_round=per_round,
                                 order=order, repair=repair, report=report, progress=progress)

@@ -7,10 +7,9 @@ the group's size, so the optimum cost is the minimum number of misclassified
 training examples of a depth-k tree.  Solved with python-sat's RC2
 (stratified for weights).
 
-:func:`min_errors_dp`, the same optimum by the library's exact DP engine on
-the same Boolean tests (a tree of depth <= k over 0/1 columns is a perfect
-tree of depth k whose shallow leaves repeat their class): usually orders of
-magnitude faster, and the estimator's default.
+:func:`optimaltrees.search.sat.exact.min_errors_dp` finds the same optimum by
+the library's exact DP engine: usually orders of magnitude faster, and the
+estimator's default.
 """
 from __future__ import annotations
 
@@ -21,7 +20,7 @@ from pysat.formula import WCNF
 from optimaltrees.search.sat.decode import PerfectTree
 from optimaltrees.search.sat.encoding import (MAX_LISTED_CLAUSES, FormulaTooLargeError, TreeEncoding,
                                               estimate_clauses, too_large_message)
-from optimaltrees.search.sat.inference import SATResult, SATStats
+from optimaltrees.search.sat.result import SATResult, SATStats
 from optimaltrees.search.sat.problem import Problem
 from optimaltrees.search.sat.worker import check_deadline, seconds_left, solve_within
 
@@ -117,61 +116,3 @@ def min_errors(problem: Problem, depth: int, *, solver: str = "glucose4") -> tup
     leaf_class = np.where(Ct.sum(axis=1) == 1, np.argmax(Ct, axis=1), -1)
     tree = PerfectTree(depth, node_feature, leaf_class)
     return SATResult(tree, 0, stats=stats), cost
-
-
-def test_chains(tests) -> list[np.ndarray]:
-    """The Boolean tests (a ``Binarizer``'s ``tests_``) as chains for
-    :func:`ordinal_matrix`: the threshold tests of one column in ascending
-    order (a thermometer: ``x > t_r`` implies every lower one), and every
-    other test alone."""
-    chains: list[list[int]] = []
-    by_column: dict[int, list[int]] = {}
-    for i, test in enumerate(tests):
-        if test.kind == "threshold":
-            if test.column not in by_column:
-                by_column[test.column] = []
-                chains.append(by_column[test.column])
-            by_column[test.column].append(i)
-        else:
-            chains.append([i])
-    for chain in by_column.values():
-        chain.sort(key=lambda i: tests[i].value)
-    return [np.asarray(c, dtype=np.int64) for c in chains]
-
-
-def ordinal_matrix(B: np.ndarray, chains: list[np.ndarray]) -> np.ndarray:
-    """One column per chain: how many of its tests are true (for a threshold
-    chain, the rank of the value among the thresholds), so that the engine's
-    split ``rank <= r - 0.5`` is exactly the test ``chain[r - 1]`` false.
-    The engine splits numeric ranks natively: far fewer columns than the
-    0/1 tests (300 numeric rows at depth 3: 0.1 s instead of 30 s)."""
-    X = np.empty((B.shape[0], len(chains)), dtype=np.float64)
-    for j, chain in enumerate(chains):
-        X[:, j] = B[:, chain[0]] if chain.size == 1 else B[:, chain].sum(axis=1, dtype=np.int64)
-    return X
-
-
-def min_errors_dp(X: np.ndarray, y: np.ndarray, n_classes: int, depth: int,
-                  chains: list[np.ndarray]) -> tuple[SATResult, int]:
-    """:func:`min_errors` by the exact DP engine, on every training row:
-    the depth-``depth`` tree over the same Boolean tests with the fewest
-    misclassifications, and that number (proven optimal).  ``X`` is
-    :func:`ordinal_matrix` of the tests; the tree's node features are test
-    indices (``SATResult.over_tests``), not the problem's kept columns.
-    Ends by the in-process deadline, if any."""
-    from optimaltrees.search.sat.inference import _perfect_from_tree, dp_search
-
-    y = np.asarray(y, dtype=np.int64)
-    stats = SATStats(depths_tried=[depth], examples_encoded=0)
-    if depth == 0 or not chains:
-        counts = np.bincount(y, minlength=n_classes)
-        best = int(np.argmax(counts))
-        tree = PerfectTree(0, np.full(1, -1), np.array([best]))
-        return SATResult(tree, 0, stats=stats, over_tests=True), int(counts.sum() - counts[best])
-    found = dp_search(X, y, n_classes, depth)
-
-    def test_of(feature: int, threshold: float) -> int:
-        return int(chains[feature][int(np.floor(threshold))])
-
-    tree = _perfect_from_tree(found.tree, depth, test_of)
-    return SATResult(tree, 0, stats=stats, over_tests=True), int(round(found.objective))
