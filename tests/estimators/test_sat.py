@@ -316,12 +316,32 @@ def test_single_class_is_a_leaf():
     assert clf.predict(X).tolist() == [3, 3]
 
 
-@pytest.mark.parametrize("solver", ["glucose4", "minisat22", "cadical153"])
+@pytest.mark.parametrize("solver", ["glucose3", "glucose4", "minisat22", "cadical153", "cadical195",
+                                    "lingeling"])
 def test_other_solvers_find_the_same_optimum(mouse, solver):
     assert solver in available_solvers()
     X, y = mouse
-    clf = SATTreeClassifier("size", categorical="all", solver=solver).fit(X, y)
+    clf = SATTreeClassifier("size", categorical="all", solver=solver, depth_search="sat").fit(X, y)
     assert (clf.depth_, clf.n_nodes_) == (4, 15)
+    assert clf.stats_["search"] == "sat" and clf.stats_["sat_calls"] > 0
+
+
+@pytest.mark.parametrize("solver", ["glucose3", "glucose4", "minisat22", "cadical195", "lingeling"])
+def test_clauses_reach_the_solver_and_a_conflict_is_kept(solver):
+    """The direct (compiled) clause adder, or python-sat's own where there is
+    none, adds every clause; a clause set that is unsatisfiable at level 0
+    leaves the solver unsatisfiable, as python-sat's add_clause would."""
+    from pysat.solvers import Solver
+
+    from optimaltrees.search.sat.encoding import clause_adder
+
+    with Solver(name=solver) as s:
+        add = clause_adder(s)
+        add([[1, 2], [-1, 3], [-3]])
+        assert s.solve() and s.get_model()[:3] == [-1, 2, -3]
+        add([[-2]])
+        assert not s.solve()
+        assert not s.solve(assumptions=[1])
 
 
 @pytest.mark.parametrize("params, error, match", [

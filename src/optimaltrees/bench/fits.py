@@ -260,7 +260,7 @@ def _sat_record(model, clock: _Clock) -> dict:
 SAT_TESTS = {"onehot": "all", "auto": "auto"}
 
 
-def sat(*, data: str, drop=(), objective: str = "depth", solver: str = "cadical195",
+def sat(*, data: str, drop=(), objective: str = "depth", solver: str = "glucose4",
         depth_search: str = "sat", tests: str = "onehot", repair="auto",
         random_state: int | None = None, shuffle_rows: int | None = None) -> dict:
     """SATTreeClassifier (Avellaneda's DT-depth / DT-size); ``tests``: "onehot"

@@ -78,8 +78,8 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
                     help=f"among {', '.join(CONFIGS)} (default: all; see above)")
     ap.add_argument("--tests", nargs="+", default=list(SAT_TESTS), choices=list(SAT_TESTS),
                     help="column -> test encodings (default: auto onehot; see above)")
-    ap.add_argument("--solvers", nargs="+", default=["cadical195", "glucose4"],
-                    help="python-sat solvers for the SAT configurations (default: cadical195 glucose4)")
+    ap.add_argument("--solvers", nargs="+", default=["glucose4", "cadical195"],
+                    help="python-sat solvers for the SAT configurations (default: glucose4 cadical195)")
     ap.add_argument("--repeats", type=int, default=3, help="runs per configuration (default 3)")
     ap.add_argument("--car-repeats", type=int, default=1, help=f"runs per configuration on {SLOW} (default 1)")
     ap.add_argument("--limit", type=float, default=60.0, help="wall seconds per fit (default 60)")

@@ -79,6 +79,45 @@ def _new_solver(name: str) -> Solver:
     return solver
 
 
+#: python-sat's compiled clause adders, by solver class: (function in
+#: ``pysolvers``, attribute holding the solver handle).  python-sat's own
+#: ``append_formula`` spends two Python calls a clause; calling the compiled
+#: adder directly halves the time to add wine's 530k clauses (1.1 -> 0.45 s),
+#: which is most of a pure-SAT fit on Table 3's sets.
+_COMPILED_ADDERS = {
+    "Minisat22": ("minisat22_add_cl", "minisat"), "Glucose3": ("glucose3_add_cl", "glucose"),
+    "Glucose4": ("glucose41_add_cl", "glucose"), "Glucose42": ("glucose421_add_cl", "glucose"),
+    "Cadical153": ("cadical153_add_cl", "cadical"), "Cadical195": ("cadical195_add_cl", "cadical"),
+    "MapleChrono": ("maplechrono_add_cl", "maplesat"), "MapleCM": ("maplecm_add_cl", "maplesat"),
+    "Maplesat": ("maplesat_add_cl", "maplesat"), "Mergesat3": ("mergesat3_add_cl", "mergesat"),
+}
+
+
+def clause_adder(solver: Solver):
+    """A function adding a list of clauses to ``solver``: python-sat's compiled
+    adder called directly where this python-sat has it (the solver's
+    ``status`` kept as its own ``add_clause`` keeps it), else ``append_formula``."""
+    inner = solver.solver
+    entry = _COMPILED_ADDERS.get(type(inner).__name__)
+    try:
+        import pysolvers
+        add = getattr(pysolvers, entry[0]) if entry else None
+        handle = getattr(inner, entry[1]) if entry else None
+    except (ImportError, AttributeError):
+        add = handle = None
+    if add is None or handle is None:
+        return solver.append_formula
+
+    def add_all(clauses) -> None:
+        ok = True
+        for clause in clauses:
+            if not add(handle, clause):
+                ok = False
+        if not ok:
+            inner.status = False
+    return add_all
+
+
 def _path_signs(depth: int) -> np.ndarray:
     """(2^depth, depth) array: +1 where the path to node/leaf r goes left at
     that depth, -1 where it goes right (MSB first).  The literal sign*X_j is
@@ -100,7 +139,7 @@ class TreeEncoding:
     """
 
     def __init__(self, B: np.ndarray, y: np.ndarray, n_classes: int, depth: int,
-                 solver: str | None = "cadical195") -> None:
+                 solver: str | None = "glucose4") -> None:
         if depth < 1:
             raise ValueError("the SAT encoding needs depth >= 1")
         self.B = np.ascontiguousarray(B, dtype=np.uint8)     # rows cast to int64 when encoded
@@ -111,6 +150,7 @@ class TreeEncoding:
         self.c = n_classes
         self.pool = IDPool()
         self.solver = _new_solver(solver) if solver is not None else None
+        self._append = clause_adder(self.solver) if solver is not None else None
         self.clauses: list[list[int]] = []
         self.n_clauses = 0
         self.max_clauses = MAX_SOLVER_CLAUSES if solver is not None else MAX_LISTED_CLAUSES
@@ -139,7 +179,7 @@ class TreeEncoding:
         if self.solver is None:
             self.clauses += clauses
         else:
-            self.solver.append_formula(clauses)
+            self._append(clauses)
         self.n_clauses += len(clauses)
 
     @property

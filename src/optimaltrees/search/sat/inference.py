@@ -112,7 +112,7 @@ def _fit_loop(enc: TreeEncoding, B: np.ndarray, y: np.ndarray, order_rank: np.nd
         enc.add_examples(pick)
 
 
-def min_depth(problem: Problem, *, max_depth: int | None = None, solver: str = "cadical195",
+def min_depth(problem: Problem, *, max_depth: int | None = None, solver: str = "glucose4",
               per_round: int = 1, order: np.ndarray | None = None,
               repair: tuple[int, ...] = DEFAULT_REPAIR,
               report: Report | None = None,
@@ -167,7 +167,7 @@ def min_depth(problem: Problem, *, max_depth: int | None = None, solver: str = "
 
 
 def min_size(problem: Problem, depth_result: SATResult, enc: TreeEncoding | None, *,
-             solver: str = "cadical195", cardinality: str = "counter", per_round: int = 1,
+             solver: str = "glucose4", cardinality: str = "counter", per_round: int = 1,
              order: np.ndarray | None = None, repair: tuple[int, ...] = DEFAULT_REPAIR,
              report: Report | None = None, progress: float | None = None) -> SATResult:
     """DT-size: at the minimum depth, the tree with the fewest leaves (nodes = 2L-1)."""
@@ -232,7 +232,7 @@ DEPTH_SEARCHES = ("auto", "sat", "dp")
 
 
 def infer(problem: Problem, *, objective: str = "depth", max_depth: int | None = None,
-          solver: str = "cadical195", cardinality: str = "counter", per_round: int = 1,
+          solver: str = "glucose4", cardinality: str = "counter", per_round: int = 1,
           order: np.ndarray | None = None, depth_search: str = "sat",
           tests: OrdinalTests | None = None, repair: tuple[int, ...] = DEFAULT_REPAIR,
           report: Report | None = None, progress: float | None = None) -> SATResult:

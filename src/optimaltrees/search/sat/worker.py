@@ -1,6 +1,7 @@
 """Wall-clock limits for SAT searches, whatever the solver.
 
-CaDiCaL (python-sat's default here) cannot be interrupted inside a call, so a
+A SAT call cannot be cut short from another thread (python-sat offers no
+interrupt for CaDiCaL, and none is safe across solvers), so a
 time-limited search runs in a child process that reports every better result
 through a pipe; at the deadline the parent stops the child and keeps the last
 report.  Without a limit the search runs in-process.
