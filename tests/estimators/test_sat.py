@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import given, note, settings, strategies as st
+from hypothesis import assume, given, note, settings, strategies as st
 
 from conftest import dataset_path
 from helpers import n_examples
@@ -86,6 +86,28 @@ def test_min_depth_and_size_match_brute_force(data, objective, cardinality, per_
         assert clf.get_n_leaves() == oracle_min_leaves(X, y, depth)
     else:
         assert clf.get_n_leaves() >= oracle_min_leaves(X, y, depth)
+
+
+@pytest.mark.parametrize("per_chain", [0, 10**9])      # always the ordinal columns, always the 0/1 tests
+@settings(max_examples=n_examples(60), **SETTINGS)
+@given(data=instances(max_n=10, max_features=3, max_classes=4), objective=st.sampled_from(["depth", "size"]))
+def test_the_dp_route_is_exact_on_either_layout(per_chain, data, objective):
+    """The DP route reads the tests as ordinal chains or as 0/1 columns,
+    whichever is faster: both must give the brute-force optimum."""
+    import optimaltrees.search.sat.exact as exact
+
+    X, y = data
+    assume(not has_conflicts(X, y))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(exact, "BINARY_TESTS_PER_CHAIN", per_chain)
+        clf = SATTreeClassifier(objective, categorical="none", time_limit=None).fit(X, y)
+        errors = SATTreeClassifier("errors", max_depth=2, categorical="none", time_limit=None).fit(X, y)
+    depth = oracle_min_depth(X, y)
+    assert_fits(clf, X, y)
+    assert clf.stats_["search"] == "dp" and clf.is_optimal_ and clf.depth_ == depth
+    leaves = oracle_min_leaves(X, y, depth)
+    assert clf.get_n_leaves() == leaves if objective == "size" else clf.get_n_leaves() >= leaves
+    assert errors.train_error_ == brute_force_objective(X, y, 2)
 
 
 @pytest.mark.parametrize("errors_search", ["dp", "maxsat"])
