@@ -31,6 +31,16 @@ def markdown_table(head: list[str], rows: list[list]) -> str:
     return "\n".join(out)
 
 
+def failures_section(records: list[dict], describe, title: str = "Runs without a result") -> list[str]:
+    """Report lines listing every record whose status is not "ok", one
+    ``- {describe(record)}: {status} {message}`` line each (none if all ran)."""
+    failed = [r for r in records if r.get("status") != "ok"]
+    if not failed:
+        return []
+    return ([f"## {title}", ""]
+            + [f"- {describe(r)}: {r.get('status')} {r.get('message', '')}" for r in failed] + [""])
+
+
 def geo_mean(values) -> float | None:
     values = [v for v in values if v is not None and v > 0]
     return math.exp(statistics.fmean(math.log(v) for v in values)) if values else None

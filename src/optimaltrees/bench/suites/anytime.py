@@ -28,7 +28,7 @@ from pathlib import Path
 from optimaltrees._optional import require
 from optimaltrees.anytime import primal_integral
 from optimaltrees.bench.fits import LIBRARIES, libraries_note, missing_libraries
-from optimaltrees.bench.report import machine_block, markdown_table
+from optimaltrees.bench.report import failures_section, machine_block, markdown_table
 from optimaltrees.bench.runner import Job
 from optimaltrees.bench.common import OURS, data_files, progress_line
 
@@ -241,12 +241,8 @@ def report(records: list[dict], args, out_dir: Path) -> str:
                           f"{s['score'][r['method']]:.2f}"])
         lines += [markdown_table(["method", "first tree (s)", "first error", "final error", "proof (s)", "PI"],
                                  table), ""]
-    failed = [r for r in records if r.get("status") != "ok"]
-    if failed:
-        lines += ["## Runs without a result", ""]
-        lines += [f"- {r['dataset']} {r['method']}" + (f" (budget {r['budget']:g} s)" if "budget" in r else "")
-                  + f": {r.get('status')} {r.get('message', '')}" for r in failed]
-        lines.append("")
+    lines += failures_section(records, lambda r: f"{r['dataset']} {r['method']}"
+                              + (f" (budget {r['budget']:g} s)" if "budget" in r else ""))
     return "\n".join(lines)
 
 

@@ -41,7 +41,7 @@ from pathlib import Path
 
 from optimaltrees._optional import require
 from optimaltrees.bench.fits import SAT_TESTS
-from optimaltrees.bench.report import machine_block, markdown_table
+from optimaltrees.bench.report import failures_section, machine_block, markdown_table
 from optimaltrees.bench.runner import Job
 from optimaltrees.bench.common import progress_line
 
@@ -190,12 +190,8 @@ def report(records: list[dict], args, out_dir: Path) -> str:
     picture = _plot(records, args, out_dir)
     if picture:
         lines += [f"![seconds per configuration]({picture})", ""]
-    failed = [r for r in records if r.get("status") != "ok"]
-    if failed:
-        lines += ["## Runs without a result", ""]
-        lines += [f"- {r['dataset']} {r.get('tests', 'onehot')} {r['config']} {r['solver']} repeat "
-                  f"{r['repeat']}: {r.get('status')} {r.get('message', '')}" for r in failed]
-        lines.append("")
+    lines += failures_section(records, lambda r: f"{r['dataset']} {r.get('tests', 'onehot')} {r['config']} "
+                                                 f"{r['solver']} repeat {r['repeat']}")
     return "\n".join(lines)
 
 

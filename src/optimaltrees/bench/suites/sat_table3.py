@@ -25,7 +25,7 @@ from pathlib import Path
 
 from optimaltrees.bench.common import progress_line
 from optimaltrees.bench.fits import TABLE3_METHODS
-from optimaltrees.bench.report import fmt, machine_block, markdown_table
+from optimaltrees.bench.report import failures_section, fmt, machine_block, markdown_table
 from optimaltrees.bench.runner import Job
 
 NAME = "sat-table3"
@@ -118,12 +118,8 @@ def report(records: list[dict], args, out_dir: Path) -> str:
                               "train errors", "proven", "rows dropped", "paper: s, depth or nodes, acc"],
                              rows), ""]
     lines += _targets(records, args)
-    failed = [r for r in records if r.get("status") != "ok"]
-    if failed:
-        lines += ["## Fits without a result", ""]
-        lines += [f"- {r['dataset']} {r['method']} fold {r['fold']}: {r.get('status')} "
-                  f"{r.get('message', '')}" for r in failed]
-        lines.append("")
+    lines += failures_section(records, lambda r: f"{r['dataset']} {r['method']} fold {r['fold']}",
+                              "Fits without a result")
     return "\n".join(lines)
 
 
