@@ -43,9 +43,30 @@ DATASETS_DIR = FIXTURES / "datasets"
 
 def pytest_configure(config):
     config.addinivalue_line(
+        "markers", "ctrl_c: presses Ctrl-C (SIGINT) in this process; runs without gc callbacks")
+    config.addinivalue_line(
         "markers", "slow: takes more than a few seconds (deselect with -m 'not slow')")
     config.addinivalue_line(
         "markers", "peer: runs the peer implementation pycontree live (needs pycontree)")
+
+
+@pytest.fixture(autouse=True)
+def _ctrl_c_is_not_swallowed(request):
+    """Hypothesis (once a property test ran) and Dask install garbage-collector
+    callbacks; a SIGINT whose handler runs inside one raises there and is
+    dropped ("Exception ignored in gc_callback"), so a test pressing Ctrl-C
+    would wait for a signal that never arrives.  Such tests run without them."""
+    if request.node.get_closest_marker("ctrl_c") is None:
+        yield
+        return
+    import gc
+
+    saved = list(gc.callbacks)
+    gc.callbacks.clear()
+    try:
+        yield
+    finally:
+        gc.callbacks[:] = saved + [c for c in gc.callbacks if c not in saved]
 
 
 def dataset_path(kind: str, file: str) -> Path:

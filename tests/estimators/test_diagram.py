@@ -241,6 +241,7 @@ def test_skeleton_layout():
     assert set(sk.arc_head[sk.arcs_out(5)]) == {6, 7}
 
 
+@pytest.mark.ctrl_c
 @pytest.mark.skipif(os.name != "posix", reason="sends SIGINT to this process")
 @pytest.mark.parametrize("when, heuristic_time, tree_time", [(1.0, 5.0, None), (2.0, 0.2, None), (4.0, 0.2, 0.5)])
 def test_ctrl_c_returns_the_best_diagram(when, heuristic_time, tree_time):

@@ -265,6 +265,7 @@ def test_time_limit_holds_for_a_wide_skeleton():
     assert elapsed < 3.0 + LIMIT_MARGIN
 
 
+@pytest.mark.ctrl_c
 @pytest.mark.skipif(os.name != "posix", reason="sends SIGINT")
 def test_ctrl_c_during_presolve_returns_at_once():
     """SIGINT while HiGHS presolves (no interrupt polls there) used to wait for presolve."""

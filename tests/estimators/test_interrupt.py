@@ -13,6 +13,7 @@ from oracle import recompute_error
 from optimaltrees import OptimalTreeClassifier
 
 
+@pytest.mark.ctrl_c
 @pytest.mark.skipif(os.name != "posix", reason="sends SIGINT to this process")
 @pytest.mark.parametrize("n_jobs, search", [(1, "exhaustive"), (2, "exhaustive"), (1, "discrepancy"),
                                              (1, "blossom")])

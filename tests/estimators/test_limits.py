@@ -50,6 +50,7 @@ def test_time_limit_covers_preparation():
     assert np.all(clf.predict(X[:5]) == 0)
 
 
+@pytest.mark.ctrl_c
 @pytest.mark.skipif(os.name != "posix", reason="sends SIGINT to this process")
 def test_ctrl_c_during_preparation_returns_a_leaf(monkeypatch):
     """Ctrl-C 0.1 s into the preparation (sorting 1M rows x 16 columns takes

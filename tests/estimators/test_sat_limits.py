@@ -204,6 +204,7 @@ def test_ctrl_c_with_a_tree_returns_it_marked_interrupted():
     assert out["children"] == [] and out["alive"] == []
 
 
+@pytest.mark.ctrl_c
 @pytest.mark.skipif(os.name != "posix", reason="SIGINT")
 def test_worker_turns_ctrl_c_into_search_interrupted_with_the_last_report():
     import signal

@@ -3,6 +3,8 @@ exceeds the brute-force optimum, cuts that keep it, and tree starts that are
 feasible for every skeleton they are offered to."""
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -17,7 +19,7 @@ from optimaltrees.search.diagram.skeleton import make_skeleton
 from optimaltrees.search.diagram.solve import solve
 from optimaltrees.search.diagram.train import admissible, encode, split_map, tree_starts
 from optimaltrees.search.diagram.trees import (TreeKnowledge, errors_by_nodes, fit_tree, hull_cuts,
-                                               objective_bound, tree_knowledge, tree_placement)
+                                               objective_bound, separate, tree_knowledge, tree_placement)
 
 from oracle import brute_force_diagram
 
@@ -42,18 +44,20 @@ def test_bound_and_cuts_never_exceed_the_brute_force_optimum(rows, K, widths, al
     setting = Settings(alpha=alpha, max_nodes=max_nodes, tree=tree)
     know = tree_knowledge(X, y, K, skeleton, setting, budget=30.0, deadline=None, bounds=True)
     assert all(s["proven"] for s in know.searches)
+    # the separation bound for every node count the skeleton has
+    separate(know, X, y, skeleton, skeleton.n_internal + 1, deadline=time.perf_counter() + 30)
     best = brute_force_diagram(X, y, widths, alpha, tree=tree, max_nodes=max_nodes)
-    floor = objective_bound(know.error_bounds, len(y), skeleton, setting)
+    by_nodes = errors_by_nodes(know.error_bounds, skeleton, know.tests_needed)
+    floor = objective_bound(by_nodes, len(y), skeleton, setting)
     assert floor <= best + 1e-9
     # each cut holds for every node count (it lies under the hull's points)
-    by_nodes = errors_by_nodes(know.error_bounds, skeleton) / len(y)
-    for a, b in hull_cuts(know.error_bounds, len(y), skeleton):
-        for k, rate in enumerate(by_nodes, start=1):
-            assert a + b * k <= rate + 1e-12
+    cuts = hull_cuts(by_nodes, len(y))
+    for a, b in cuts:
+        for k, errors in enumerate(by_nodes, start=1):
+            assert a + b * k <= errors / len(y) + 1e-12
     # and the MILP with the cuts and the floor still reaches the optimum
     enc = encode(X, y, K, None, skeleton, setting, univariate=True)
-    milp = build_milp(enc.points, skeleton, setting, error_cuts=hull_cuts(know.error_bounds, len(y), skeleton),
-                      objective_floor=floor)
+    milp = build_milp(enc.points, skeleton, setting, error_cuts=cuts, objective_floor=floor)
     res = solve(milp, time_limit=60)
     assert res.status == "optimal"
     assert res.objective == pytest.approx(best, abs=1e-7)

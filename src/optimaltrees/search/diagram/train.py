@@ -26,11 +26,14 @@ from optimaltrees.search.diagram.formulation import (BUILD_RATE, OutOfTime, buil
 from optimaltrees.search.diagram.heuristic import Points, Settings, heuristic, node_penalty, objective, prune
 from optimaltrees.search.diagram.skeleton import Placement, Skeleton, constant_placement
 from optimaltrees.search.diagram.solve import MilpResult, solve
-from optimaltrees.search.diagram.trees import (TreeKnowledge, hull_cuts, merge_search, objective_bound,
-                                               tree_knowledge, tree_placement)
+from optimaltrees.search.diagram.trees import (TreeKnowledge, errors_by_nodes, hull_cuts, merge_search,
+                                               objective_bound, separate, tree_knowledge, tree_placement)
 
 OBJECTIVE_TOL = 1e-6   # recomputed vs solver objective: larger differences mean "unverified"
 MIN_SOLVE_SECONDS = 0.2   # no MILP is started with less time than this (plus its estimated build)
+#: share of ``tree_time`` the separation bound may take: it proves small data
+#: in well under a second, and on many features rarely gets far in any time
+SEPARATION_SHARE = 0.25
 
 
 @dataclass
@@ -343,8 +346,7 @@ def train_diagram(enc: Encoding, skeleton: Skeleton, settings: Settings, *, dead
             interrupted = know.interrupted
             n = float(len(enc.y))
             if know.error_bounds is not None:
-                floor = objective_bound(know.error_bounds, n, skeleton, settings)
-                cuts = hull_cuts(know.error_bounds, n, skeleton)
+                floor = objective_bound(errors_by_nodes(know.error_bounds, skeleton), n, skeleton, settings)
             for plc, obj in ([] if interrupted else tree_starts(know, enc, skeleton, settings, deadline)):
                 if obj < best_obj - 1e-12:
                     plc = plc.canonical(skeleton, settings.epsilon, flip=multivariate)
@@ -352,10 +354,18 @@ def train_diagram(enc: Encoding, skeleton: Skeleton, settings: Settings, *, dead
                     check = verify(model, enc, skeleton, settings)
                     if not check.violations and check.objective <= obj + OBJECTIVE_TOL:
                         best, best_obj, best_model, best_check, source = plc, obj, model, check, "exact tree"
+            if know.error_bounds is not None:
+                if not interrupted and best_check.objective > floor + 1e-9:
+                    end = time.perf_counter() + SEPARATION_SHARE * tree_time
+                    separate(know, enc.X, enc.y, skeleton, best_model.n_nodes,
+                             end if deadline is None else min(end, deadline))
+                by_nodes = errors_by_nodes(know.error_bounds, skeleton, know.tests_needed)
+                floor, cuts = objective_bound(by_nodes, n, skeleton, settings), hull_cuts(by_nodes, n)
         except KeyboardInterrupt:
             interrupted = True
         if know is not None:
             say(f"exact trees ({know.seconds:.2f} s): {'; '.join(_search_text(r) for r in know.searches)}"
+                + (f"; fewer than {know.tests_needed} tests leave an error" if know.tests_needed > 1 else "")
                 + (f"; every diagram's objective >= {floor:.6g}" if know.error_bounds is not None else "")
                 + (f"; the tree start is better: objective {best_obj:.6g}" if source == "exact tree" else ""))
         if source == "exact tree":
@@ -453,7 +463,8 @@ def train_diagram(enc: Encoding, skeleton: Skeleton, settings: Settings, *, dead
     if know is not None:
         stats.update(tree_searches=know.searches, tree_seconds=know.seconds)
         if know.error_bounds is not None:
-            stats.update(tree_bound=floor, tree_error_bounds=know.error_bounds.tolist())
+            stats.update(tree_bound=floor, tree_error_bounds=know.error_bounds.tolist(),
+                         tests_needed=know.tests_needed)
     if milp is not None:
         stats.update(variables=milp.n_cols, constraints=milp.n_rows, nonzeros=int(milp.A.nnz),
                      integer_variables=int(milp.integer.sum()))

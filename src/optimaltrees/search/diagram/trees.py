@@ -12,8 +12,11 @@ fewest training errors of a tree of depth d,
 whatever the constraints (fairness, min_flow, max_nodes and tree mode only
 remove diagrams).  Any valid lower bound on E(d) may stand in for it (a
 search stopped by its time limit gives one), and E(d) >= E(d') for d < d'.
-The lower convex hull of the points (k, E(min(D, k)) / n) gives linear cuts
-"error rate >= a + b * (used nodes)" that the MILP's relaxation lacks.
+A diagram with k nodes also uses at most k distinct tests, so where fewer
+than C tests cannot separate the classes (:mod:`.separation`) every diagram
+of k < C nodes has an error.  The lower convex hull of the points
+(k, bound(k) / n) gives linear cuts "error rate >= a + b * (used nodes)" that
+the MILP's relaxation lacks.
 
 **Starts.**  An optimal tree is a diagram once identical subtrees on one
 level are folded into one node; where a level is still wider than the
@@ -32,6 +35,7 @@ import numpy as np
 from optimaltrees.model.tree import Tree
 from optimaltrees.search.contree import search_tree
 from optimaltrees.search.diagram.heuristic import Points, Settings, node_penalty, objective
+from optimaltrees.search.diagram.separation import tests_needed
 from optimaltrees.search.diagram.skeleton import Placement, Skeleton, constant_placement
 
 #: a split of the tree as the placement's (feature, threshold), or None when
@@ -44,6 +48,7 @@ class TreeKnowledge:
     """What the exact tree searches found for one diagram fit."""
 
     error_bounds: np.ndarray | None          # (D + 1,): errors of any tree of depth <= d are >= [d]; None: no bound
+    tests_needed: int = 0                    # fewer tests than this leave two classes together (0: not known)
     trees: list[Tree] = field(default_factory=list)      # start candidates, the priced tree first
     searches: list[dict] = field(default_factory=list)   # one record per search
     interrupted: bool = False                # Ctrl-C during a search
@@ -52,26 +57,29 @@ class TreeKnowledge:
 
 # -- the bound -------------------------------------------------------------------
 
-def errors_by_nodes(error_bounds: np.ndarray, skeleton: Skeleton) -> np.ndarray:
-    """[k - 1]: a lower bound on the errors of any diagram of k = 1..m nodes."""
+def errors_by_nodes(error_bounds: np.ndarray, skeleton: Skeleton, tests_needed: int = 0) -> np.ndarray:
+    """[k - 1]: a lower bound on the errors of any diagram of k = 1..m nodes:
+    the depth bound E(min(D, k)), and 1 where k < ``tests_needed``."""
     D = skeleton.depth
     k = np.arange(1, skeleton.n_internal + 1)
-    return np.asarray(error_bounds, dtype=float)[np.minimum(k, D)]
+    by_nodes = np.asarray(error_bounds, dtype=float)[np.minimum(k, D)]
+    return np.where(k < tests_needed, np.maximum(by_nodes, 1.0), by_nodes)
 
 
-def objective_bound(error_bounds: np.ndarray, n: float, skeleton: Skeleton, settings: Settings) -> float:
-    """The least objective any univariate diagram of the skeleton can have."""
-    errs = errors_by_nodes(error_bounds, skeleton)
+def objective_bound(by_nodes: np.ndarray, n: float, skeleton: Skeleton, settings: Settings) -> float:
+    """The least objective any univariate diagram of the skeleton can have,
+    from the bound on its errors by node count (:func:`errors_by_nodes`)."""
+    errs = np.asarray(by_nodes, dtype=float)
     k = np.arange(1, len(errs) + 1)
     if settings.max_nodes is not None:
         errs, k = errs[:settings.max_nodes], k[:settings.max_nodes]
     return float(np.min(errs / n + node_penalty(skeleton, settings.alpha) * (k - 1)))
 
 
-def hull_cuts(error_bounds: np.ndarray, n: float, skeleton: Skeleton) -> list[tuple[float, float]]:
+def hull_cuts(by_nodes: np.ndarray, n: float) -> list[tuple[float, float]]:
     """(a, b) with "error rate >= a + b * k" for every diagram of k nodes: the
-    facets of the lower convex hull of the points (k, bound(k) / n)."""
-    f = errors_by_nodes(error_bounds, skeleton) / n
+    facets of the lower convex hull of the points (k, by_nodes[k - 1] / n)."""
+    f = np.asarray(by_nodes, dtype=float) / n
     pts = list(zip(range(1, len(f) + 1), f.tolist()))
     hull: list[tuple[int, float]] = []
     for p in pts:        # monotone chain, lower hull
@@ -85,6 +93,16 @@ def hull_cuts(error_bounds: np.ndarray, n: float, skeleton: Skeleton) -> list[tu
         slope = (f1 - f0) / (k1 - k0)
         cuts.append((f0 - slope * k0, slope))
     return [c for c in cuts if max(c[0] + c[1] * k for k in (1, len(f))) > 0]
+
+
+def separate(know: TreeKnowledge, X: np.ndarray, y: np.ndarray, skeleton: Skeleton, best_nodes: int,
+             deadline: float) -> None:
+    """Set ``know.tests_needed`` where it can raise the bound: for diagrams of
+    fewer nodes than the best one (``best_nodes``) whose error bound is still 0."""
+    by_nodes = errors_by_nodes(know.error_bounds, skeleton)
+    open_k = [k for k in range(1, min(best_nodes, len(by_nodes) + 1)) if by_nodes[k - 1] < 1]
+    if open_k and time.perf_counter() < deadline:
+        know.tests_needed = tests_needed(X, y, max(open_k), deadline)
 
 
 def _cross(o, a, b) -> float:

@@ -28,6 +28,7 @@ import signal
 import threading
 import time
 import traceback
+from contextlib import contextmanager
 from typing import Any, Callable
 
 
@@ -87,6 +88,25 @@ def solve_within(solver, assumptions=()) -> bool:
         budget = int(min(max(rate * min(SLICE_SECONDS, max(left, 0.01)), _MIN_BUDGET), _MAX_BUDGET))
 
 
+@contextmanager
+def deadline_in(seconds: float | None):
+    """In-process deadline ``seconds`` from now for this thread's SAT calls
+    (:func:`solve_within`, :func:`check_deadline`), never later than an outer
+    one; python-sat's own Ctrl-C error comes out as KeyboardInterrupt."""
+    outer = getattr(_here, "deadline", None)
+    if seconds is not None:
+        end = time.monotonic() + seconds
+        _here.deadline = end if outer is None else min(outer, end)
+    try:
+        yield
+    except Exception as exc:
+        if _is_solver_interrupt(exc):
+            raise KeyboardInterrupt from None
+        raise
+    finally:
+        _here.deadline = outer
+
+
 def runs_here() -> bool:
     """A time-limited search must run in this process: it is daemonic (may
     not have children) or this is not the main thread (fork is unsafe)."""
@@ -137,21 +157,13 @@ def run_limited(fn: Callable, kwargs: dict, time_limit: float | None,
     if in_process is None:
         in_process = time_limit is not None and runs_here()
     if time_limit is None or in_process:
-        outer = getattr(_here, "deadline", None)
-        if time_limit is not None:
-            _here.deadline = time.monotonic() + time_limit
         try:
-            return fn(report=keep, **kwargs), False, last
+            with deadline_in(time_limit):
+                return fn(report=keep, **kwargs), False, last
         except OutOfTime:
             return None, True, last
         except KeyboardInterrupt:
             raise SearchInterrupted(last) from None
-        except Exception as exc:
-            if _is_solver_interrupt(exc):
-                raise SearchInterrupted(last) from None
-            raise
-        finally:
-            _here.deadline = outer
     deadline = time.monotonic() + time_limit
     methods = mp.get_all_start_methods()
     ctx = mp.get_context("fork" if "fork" in methods else "spawn")
