@@ -67,16 +67,23 @@ def brute_force_objective(X, y, depth, cost_per_node=0.0, min_samples_leaf=1):
         class_masks.append(m)
 
     # For every feature, the masks {rows : x[f] <= v} for each distinct value v
-    # (excluding the largest, which would send everything left).
+    # (excluding the largest, which would send everything left).  A missing
+    # value (NaN) goes to the side the split chooses: with missing values in
+    # the column, each mask comes with and without them, and v also takes
+    # -inf and the largest value (missing against present).
     le_masks = []
     for f in range(n_features):
         col = X[:, f]
+        nan = 0
+        for i in np.flatnonzero(np.isnan(col)):
+            nan |= 1 << int(i)
+        present = np.unique(col[~np.isnan(col)])
         masks = []
-        for v in np.unique(col)[:-1]:
+        for v in (present[:-1] if nan == 0 else [-math.inf, *present]):
             m = 0
             for i in np.flatnonzero(col <= v):
                 m |= 1 << int(i)
-            masks.append(m)
+            masks += [m] if nan == 0 else [m, m | nan]
         le_masks.append(masks)
 
     def leaf_cost(mask):

@@ -405,9 +405,10 @@ _TRACE_POINT = "optimaltrees.anytime:TracePoint"
 _SUMMARY = "optimaltrees.model.summary:FitSummary"
 
 
-def _state(value, where: str, name: str, fields: tuple[str, ...]) -> dict:
+def _state(value, where: str, name: str, fields: tuple[str, ...], optional: tuple[str, ...] = ()) -> dict:
     """The state of an ``__object__`` entry that must name class ``name``
-    and hold exactly ``fields``."""
+    and hold exactly ``fields``, and may hold ``optional`` ones (fields added
+    later: files written before them load with their defaults)."""
     if not isinstance(value, dict) or _wrapper(value, where) != "__object__":
         raise ValueError(f"{where}: expected a {name.rpartition(':')[2]}, got {_describe(value)}")
     if value["__object__"] != name:
@@ -416,7 +417,7 @@ def _state(value, where: str, name: str, fields: tuple[str, ...]) -> dict:
     state = value["state"]
     if not isinstance(state, dict):
         raise ValueError(f"{where}.state: expected an object, got {_describe(state)}")
-    unknown, missing = sorted(set(state) - set(fields)), sorted(set(fields) - set(state))
+    unknown, missing = sorted(set(state) - set(fields) - set(optional)), sorted(set(fields) - set(state))
     if unknown or missing:
         raise ValueError(f"{where}: a {name.rpartition(':')[2]} has the fields {list(fields)}; "
                          f"unknown {unknown[:5]}, missing {missing}")
@@ -426,13 +427,20 @@ def _state(value, where: str, name: str, fields: tuple[str, ...]) -> dict:
 def _tree(value, where: str) -> Tree:
     """Arrays only; the structure is checked with the estimator's sizes (``_check_fitted``)."""
     s = _state(value, where, _TREE, ("feature", "threshold", "children_left", "children_right",
-                                     "value", "n_features"))
+                                     "value", "n_features"), optional=("missing_left", "missing_in_training"))
     fields = dict(feature=_array(s["feature"], f"{where}.feature", "iu"),
                   threshold=_array(s["threshold"], f"{where}.threshold", "iuf"),
                   children_left=_array(s["children_left"], f"{where}.children_left", "iu"),
                   children_right=_array(s["children_right"], f"{where}.children_right", "iu"),
                   value=_array(s["value"], f"{where}.value", "iuf", ndim=2),
                   n_features=_size(s["n_features"], f"{where}.n_features", low=0))
+    if "missing_left" in s:
+        fields["missing_left"] = _array(s["missing_left"], f"{where}.missing_left", "b")
+    if "missing_in_training" in s:
+        if not isinstance(s["missing_in_training"], bool):
+            raise ValueError(f"{where}.missing_in_training: expected true or false, "
+                             f"got {_describe(s['missing_in_training'])}")
+        fields["missing_in_training"] = s["missing_in_training"]
     try:
         return Tree(**fields)
     except ValueError as exc:

@@ -18,7 +18,7 @@ def _plain_numeric(a) -> bool:
     return type(a) is np.ndarray and a.dtype.kind in "biuf"
 
 
-def _fast_matrix(X: np.ndarray, estimator_name: str) -> np.ndarray:
+def _fast_matrix(X: np.ndarray, estimator_name: str, allow_nan: bool = False) -> np.ndarray:
     if X.ndim != 2:
         raise ValueError(
             f"Expected 2D array, got {X.ndim}D array instead. Reshape your data either using "
@@ -31,7 +31,9 @@ def _fast_matrix(X: np.ndarray, estimator_name: str) -> np.ndarray:
         raise ValueError(f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is required.")
     X = np.ascontiguousarray(X, dtype=np.float64)
     if not np.isfinite(X).all():
-        if np.isnan(X).any():
+        if allow_nan and not np.isinf(X).any():
+            return X
+        if np.isnan(X).any() and not allow_nan:
             raise ValueError(f"Input X contains NaN. {estimator_name} does not accept missing values.")
         raise ValueError("Input X contains infinity or a value too large for dtype('float64').")
     return X
@@ -76,12 +78,13 @@ def check_raw_labels(y) -> None:
                          "give every label the same type")
 
 
-def check_fit_data(estimator, X, y) -> tuple[np.ndarray, np.ndarray]:
-    """Validated (X as float64 (n, p), y as 1-D) for ``fit``; sets ``n_features_in_``."""
+def check_fit_data(estimator, X, y, allow_nan: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Validated (X as float64 (n, p), y as 1-D) for ``fit``; sets ``n_features_in_``.
+    ``allow_nan``: missing values (NaN) in X are data; infinity stays an error."""
     name = type(estimator).__name__
     check_raw_labels(y)
     if _plain_numeric(X) and type(y) is np.ndarray and y.ndim == 1:
-        X = _fast_matrix(X, name)
+        X = _fast_matrix(X, name, allow_nan)
         if y.shape[0] != X.shape[0]:
             raise ValueError(
                 "Found input variables with inconsistent numbers of samples: "
@@ -93,21 +96,22 @@ def check_fit_data(estimator, X, y) -> tuple[np.ndarray, np.ndarray]:
         if hasattr(estimator, "feature_names_in_"):
             del estimator.feature_names_in_
         return X, y
-    return validate_data(estimator, X, y, dtype=np.float64, ensure_all_finite=True,
+    return validate_data(estimator, X, y, dtype=np.float64, ensure_all_finite="allow-nan" if allow_nan else True,
                          y_numeric=False, multi_output=False)
 
 
-def check_predict_data(estimator, X) -> np.ndarray:
+def check_predict_data(estimator, X, allow_nan: bool = False) -> np.ndarray:
     """Validated X for prediction: same width as in ``fit``."""
     if _plain_numeric(X) and not hasattr(estimator, "feature_names_in_"):
-        X = _fast_matrix(X, type(estimator).__name__)
+        X = _fast_matrix(X, type(estimator).__name__, allow_nan)
         if X.shape[1] != estimator.n_features_in_:
             raise ValueError(
                 f"X has {X.shape[1]} features, but {type(estimator).__name__} is expecting "
                 f"{estimator.n_features_in_} features as input."
             )
         return X
-    return validate_data(estimator, X, dtype=np.float64, ensure_all_finite=True, reset=False)
+    return validate_data(estimator, X, dtype=np.float64, ensure_all_finite="allow-nan" if allow_nan else True,
+                         reset=False)
 
 
 def check_class_labels(y: np.ndarray) -> None:

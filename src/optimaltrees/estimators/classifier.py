@@ -162,7 +162,7 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         """Search for the optimal tree on (X, y); X numeric, y any sortable labels."""
         start = time.perf_counter()
         validate_params(self)
-        X, y = check_fit_data(self, X, y)
+        X, y = check_fit_data(self, X, y, allow_nan=True)
         check_class_labels(y)
         try:
             self.classes_, y_index = np.unique(y, return_inverse=True)
@@ -252,4 +252,9 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
 
     # -- prediction ------------------------------------------------------------
     def _tree_input(self, X) -> np.ndarray:
-        return check_predict_data(self, X)
+        return check_predict_data(self, X, allow_nan=True)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True       # missing values are searched, not imputed
+        return tags

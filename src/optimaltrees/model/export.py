@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import numpy as np
+
 from optimaltrees.data.thresholds import format_threshold
 from optimaltrees.model.tree import Tree
 
@@ -67,8 +69,7 @@ def export_text(
         if split_labels is not None:
             left_text, right_text = split_labels[f]
         else:
-            t = format_threshold(tree.threshold[node])
-            left_text, right_text = f"{fname(f)} <= {t}", f"{fname(f)} >  {t}"
+            left_text, right_text = _split_texts(tree, node, fname(f), " >  ")
         stack += [(int(tree.children_right[node]), indent + "|   "), f"{indent}|--- {right_text}",
                   (int(tree.children_left[node]), indent + "|   "), f"{indent}|--- {left_text}"]
     return "\n".join(lines) + "\n"
@@ -132,6 +133,20 @@ def export_diagram_dot(diagram, feature_names: Sequence[str] | None = None,
     return "\n".join(out)
 
 
+def _split_texts(tree: Tree, node: int, name: str, greater: str) -> tuple[str, str]:
+    """(left, right) texts of a split; a tree fitted on data with missing
+    values also says which side they take."""
+    t = float(tree.threshold[node])
+    left, right = f"{name} <= {format_threshold(t)}", f"{name}{greater}{format_threshold(t)}"
+    if not tree.missing_in_training:
+        return left, right
+    if bool(tree.missing_left[node]):
+        return ((f"{name} is missing", f"{name} is present") if t == -np.inf
+                else (f"{left} or missing", right))
+    return ((f"{name} is present", f"{name} is missing") if t == np.inf
+            else (left, f"{right} or missing"))
+
+
 def export_tree_dot(tree: Tree, feature_names: Sequence[str] | None = None,
                     class_names: Sequence[object] | None = None, decimals: int = 4,
                     split_labels: Sequence[tuple[str, str]] | None = None) -> str:
@@ -149,9 +164,12 @@ def export_tree_dot(tree: Tree, feature_names: Sequence[str] | None = None,
             out.append(f'  n{node} [shape=ellipse, style=filled, fillcolor="#eeeeee", label="{label}"];')
             continue
         text = (split_labels[f][1] if split_labels is not None
-                else f"{fname(f)} > {format_threshold(tree.threshold[node])}")
+                else _split_texts(tree, node, fname(f), " > ")[1])
         out.append(f'  n{node} [shape=box, label="{text.replace(chr(34), chr(39))}"];')
-        out.append(f'  n{node} -> n{int(tree.children_left[node])} [label="no", style=dashed];')
-        out.append(f'  n{node} -> n{int(tree.children_right[node])} [label="yes"];')
+        nan_left = tree.missing_in_training and bool(tree.missing_left[node])
+        nan_right = tree.missing_in_training and not nan_left
+        out.append(f'  n{node} -> n{int(tree.children_left[node])} '
+                   f'[label="{"no or missing" if nan_left else "no"}", style=dashed];')
+        out.append(f'  n{node} -> n{int(tree.children_right[node])} [label="{"yes or missing" if nan_right else "yes"}"];')
     out.append("}")
     return "\n".join(out)

@@ -2,9 +2,15 @@
 
 Node 0 is the root.  For node ``i``: ``feature[i]`` is -1 for a leaf; otherwise
 samples with ``x[feature[i]] <= threshold[i]`` go to ``children_left[i]`` and
-the others to ``children_right[i]``.  ``value[i]`` holds the training class
-counts that reach node ``i``; a leaf predicts the first class with the largest
-count.
+the others to ``children_right[i]``; a sample whose value is missing (NaN)
+goes left where ``missing_left[i]``, else right.  ``value[i]`` holds the
+training class counts that reach node ``i``; a leaf predicts the first class
+with the largest count.
+
+A tree fitted on data with missing values (``missing_in_training``) chose
+each ``missing_left`` in its search.  Otherwise, and for model files written
+before missing values were supported, a missing value goes to the child that
+saw more training samples (the left one on a tie), as in scikit-learn.
 """
 from __future__ import annotations
 
@@ -15,7 +21,7 @@ import numpy as np
 
 from optimaltrees.model.checks import check_tree_arrays, node_depths
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2      # 2: missing_left and missing_in_training
 
 
 @dataclass(eq=False)
@@ -26,6 +32,8 @@ class Tree:
     children_right: np.ndarray
     value: np.ndarray
     n_features: int
+    missing_left: np.ndarray | None = None   # (node_count,) bool; None: the larger child's side
+    missing_in_training: bool = False        # the search chose missing_left (the data had NaN)
 
     def __post_init__(self) -> None:
         self.feature = np.asarray(self.feature, dtype=np.int64)
@@ -35,6 +43,22 @@ class Tree:
         self.value = np.asarray(self.value, dtype=np.float64)
         if self.value.ndim != 2 or self.value.shape[0] != self.feature.shape[0]:
             raise ValueError("value must have shape (node_count, n_classes)")
+        if self.missing_left is None:
+            self.missing_left = self.larger_child_left()
+        self.missing_left = np.asarray(self.missing_left, dtype=bool)
+        if self.missing_left.shape != self.feature.shape:
+            raise ValueError("missing_left must have one entry per node")
+        self.missing_left = self.missing_left & (self.feature >= 0)
+        self.missing_in_training = bool(self.missing_in_training)
+
+    def larger_child_left(self) -> np.ndarray:
+        """Per node: its left child saw at least as many training samples as
+        its right one (False for leaves)."""
+        split = self.feature >= 0
+        n = self.value.sum(axis=1)
+        out = np.zeros(self.feature.shape, dtype=bool)
+        out[split] = n[self.children_left[split]] >= n[self.children_right[split]]
+        return out
 
     # -- shape ---------------------------------------------------------------
     @property
@@ -75,11 +99,15 @@ class Tree:
         active = np.nonzero(self.feature[node] >= 0)[0]
         while active.size:
             cur = node[active]
-            f = self.feature[cur]
-            left = X[active, f] <= self.threshold[cur]
-            node[active] = np.where(left, self.children_left[cur], self.children_right[cur])
+            node[active] = self._step(X, active, cur)
             active = active[self.feature[node[active]] >= 0]
         return node
+
+    def _step(self, X: np.ndarray, rows: np.ndarray, nodes: np.ndarray) -> np.ndarray:
+        """The child each of ``rows`` (at split ``nodes``) goes to."""
+        x = X[rows, self.feature[nodes]]
+        left = np.where(np.isnan(x), self.missing_left[nodes], x <= self.threshold[nodes])
+        return np.where(left, self.children_left[nodes], self.children_right[nodes])
 
     def decision_path(self, X: np.ndarray):
         """Sparse (CSR) indicator of the nodes each row of X visits, shape
@@ -98,9 +126,7 @@ class Tree:
         rows, cols = [np.arange(n)], [node.copy()]
         active = np.nonzero(self.feature[node] >= 0)[0]
         while active.size:
-            cur = node[active]
-            left = X[active, self.feature[cur]] <= self.threshold[cur]
-            node[active] = np.where(left, self.children_left[cur], self.children_right[cur])
+            node[active] = self._step(X, active, node[active])
             rows.append(active)
             cols.append(node[active])
             active = active[self.feature[node[active]] >= 0]
@@ -163,6 +189,8 @@ class Tree:
             "children_left": self.children_left.tolist(),
             "children_right": self.children_right.tolist(),
             "value": self.value.tolist(),
+            "missing_left": self.missing_left.tolist(),
+            "missing_in_training": self.missing_in_training,
         }
 
     @classmethod
@@ -190,7 +218,14 @@ class Tree:
         if isinstance(n_features, bool) or not isinstance(n_features, int):
             raise ValueError(f"tree document: n_features must be an integer, got {n_features!r}")
         check_tree_arrays(n_features=n_features, **arrays)
-        return cls(n_features=n_features, **arrays)
+        missing_left, trained = d.get("missing_left"), d.get("missing_in_training", False)
+        if missing_left is not None:        # version 1 files have none: the larger child's side
+            if (not isinstance(missing_left, list) or len(missing_left) != len(arrays["feature"])
+                    or not all(isinstance(v, bool) for v in missing_left)):
+                raise ValueError("tree document: missing_left must be a list of true/false, one per node")
+        if not isinstance(trained, bool):
+            raise ValueError(f"tree document: missing_in_training must be true or false, got {trained!r}")
+        return cls(n_features=n_features, missing_left=missing_left, missing_in_training=trained, **arrays)
 
     def to_json(self) -> str:
         # repr-exact floats: json writes the shortest round-tripping form

@@ -12,6 +12,7 @@ from typing import Callable, NamedTuple
 
 from optimaltrees.anytime import Progress, TracePoint
 from optimaltrees.data.encoding import EncodedFeatures, encode_features, threshold_between
+from optimaltrees.data.missing import MISSING_LEFT, NO_MISSING, MissingColumns, missing_columns
 from optimaltrees.data.reduction import reduce_problem
 from optimaltrees.model.tree import Tree
 from optimaltrees.search.engine import Engine, SharedRoot, SolveOutcome, build_engine
@@ -75,6 +76,20 @@ def search_tree(
     stopped early never returns a worse tree than it.
     """
     start = time.perf_counter() if clock_start is None else clock_start
+    X = np.asarray(X, dtype=np.float64)
+    nan_columns = missing_columns(X) if np.isnan(X).any() else None
+    if nan_columns is not None:
+        # NaN: each feature with missing values as two columns, the missing
+        # rows below or above every value; the trees come back in the input's terms
+        result = search_tree(nan_columns.X, y_index, n_classes, max_depth, node_cost=node_cost,
+                             max_gap=max_gap, min_samples_leaf=min_samples_leaf, time_limit=time_limit,
+                             memory_limit_mb=memory_limit_mb, n_threads=n_threads, strategy=strategy,
+                             schedule=schedule, callback=callback, progress_every=progress_every,
+                             clock_start=start, trace_trees=trace_trees, greedy_start=greedy_start)
+        result.tree = tree_on_inputs(result.tree, nan_columns, X, y_index, n_classes)
+        result.trace_trees = [tree_on_inputs(t, nan_columns, X, y_index, n_classes) for t in result.trace_trees]
+        result.stats["missing_value_columns"] = int(np.count_nonzero(nan_columns.side != NO_MISSING))
+        return result
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown search strategy {strategy!r}; expected one of {tuple(STRATEGIES)}")
     plan = STRATEGIES[strategy]
@@ -243,6 +258,49 @@ class _RootPoint(NamedTuple):
 
 class _OutOfTime(Exception):
     """The time limit passed while the search was being prepared."""
+
+
+def tree_on_inputs(tree: Tree, cols: MissingColumns, X: np.ndarray, y_index: np.ndarray,
+                   n_classes: int) -> Tree:
+    """A tree found on the engine columns of :func:`missing_columns`, in the
+    input's features: a rank threshold becomes the midpoint of the node's
+    neighbouring present values (as for any split), the column says where
+    missing values go, and the counts are the input rows routed again."""
+    feature, threshold, left, right, value, missing_left = [], [], [], [], [], []
+
+    def emit(node: int, rows: np.ndarray) -> int:
+        idx = len(feature)
+        feature.append(-1)
+        threshold.append(0.0)
+        left.append(-1)
+        right.append(-1)
+        missing_left.append(False)
+        value.append(np.bincount(y_index[rows], minlength=n_classes))
+        j = int(tree.feature[node])
+        if j >= 0:
+            f, side = int(cols.source[j]), int(cols.side[j])
+            x = X[rows, f]
+            go_left = cols.X[rows, j] <= tree.threshold[node]
+            if side == NO_MISSING:
+                t, nan_left = float(tree.threshold[node]), None
+            else:
+                present = ~np.isnan(x)
+                below, above = x[present & go_left], x[present & ~go_left]
+                t = (-np.inf if below.size == 0 else np.inf if above.size == 0
+                     else threshold_between(float(below.max()), float(above.min())))
+                nan_left = side == MISSING_LEFT
+            feature[idx], threshold[idx] = f, t
+            lo = emit(int(tree.children_left[node]), rows[go_left])
+            hi = emit(int(tree.children_right[node]), rows[~go_left])
+            left[idx], right[idx] = lo, hi
+            # no missing value in this feature's training data: the larger child
+            missing_left[idx] = (nan_left if nan_left is not None
+                                 else int(np.count_nonzero(go_left)) >= int(np.count_nonzero(~go_left)))
+        return idx
+
+    emit(0, np.arange(X.shape[0]))
+    return Tree(feature, threshold, left, right, np.array(value, dtype=np.float64), X.shape[1],
+                missing_left=missing_left, missing_in_training=True)
 
 
 def _leaf_result(X: np.ndarray, y_index: np.ndarray, n_classes: int, start: float, *,
