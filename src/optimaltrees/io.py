@@ -469,9 +469,13 @@ def _diagram(value, where: str) -> DecisionDiagram:
 def _boolean_test(value, where: str, n_columns: int) -> BooleanTest:
     s = _state(value, where, _BOOLEAN_TEST, ("column", "kind", "value", "name"))
     kind = _string(s["kind"], f"{where}.kind")
-    if kind not in ("threshold", "equals"):
-        raise ValueError(f"{where}.kind: must be 'threshold' or 'equals', got {kind!r}")
-    if kind == "equals":
+    if kind not in ("threshold", "equals", "value"):
+        raise ValueError(f"{where}.kind: must be 'threshold', 'equals' or 'value', got {kind!r}")
+    if kind == "value":       # the column itself (numeric columns beside categorical tests)
+        if s["value"] is not None:
+            raise ValueError(f"{where}.value: a 'value' column holds no value, got {_describe(s['value'])}")
+        test_value = None
+    elif kind == "equals":
         test_value = _scalar(s["value"], f"{where}.value")
     else:   # a float, or an int kept exact (integer columns beyond 2^53)
         test_value = _number(s["value"], f"{where}.value")
@@ -490,7 +494,11 @@ def _string_list(value, where: str, length: int) -> list[str]:
 
 def _binarizer(value, where: str) -> Binarizer:
     s = _state(value, where, _BINARIZER, ("categorical", "n_features_in_", "feature_names_in_",
-                                          "column_names_", "column_kinds_", "tests_", "n_tests_"))
+                                          "column_names_", "column_kinds_", "tests_", "n_tests_"),
+               optional=("keep_numeric",))
+    keep = s.get("keep_numeric", False)
+    if not isinstance(keep, bool):
+        raise ValueError(f"{where}.keep_numeric: expected true or false, got {_describe(keep)}")
     categorical = _plain(s["categorical"], f"{where}.categorical")
     if not (isinstance(categorical, str) or (isinstance(categorical, list) and all(
             isinstance(c, (int, str)) and not isinstance(c, bool) for c in categorical))):
@@ -504,13 +512,17 @@ def _binarizer(value, where: str) -> Binarizer:
     tests = s["tests_"]
     if not isinstance(tests, list):
         raise ValueError(f"{where}.tests_: expected a list, got {_describe(tests)}")
-    b = Binarizer(categorical)
+    b = Binarizer(categorical, keep_numeric=keep)
     b.n_features_in_ = n
     b.feature_names_in_ = None if names is None else _string_list(names, f"{where}.feature_names_in_", n)
     b.column_names_ = _string_list(s["column_names_"], f"{where}.column_names_", n)
     b.column_kinds_ = kinds
     b.tests_ = [_boolean_test(t, f"{where}.tests_[{i}]", n) for i, t in enumerate(tests)]
     b.n_tests_ = _integer(s["n_tests_"], f"{where}.n_tests_", len(tests), len(tests))
+    if any((t.kind == "value") != (keep and kinds[t.column] == "numeric") or (t.kind == "threshold" and keep)
+           for t in b.tests_):
+        raise ValueError(f"{where}.tests_: 'value' columns are the numeric columns of a keep_numeric "
+                         "binarizer, and only those")
     return b
 
 
@@ -587,7 +599,7 @@ _FITTED = {
     OptimalTreeClassifier: {
         **_COMMON, "tree_": _tree, "n_classes_": _size, "objective_": _real, "lower_bound_": _real,
         "timed_out_": _boolean, "interrupted_": _boolean, "stopped_": _boolean,
-        "memory_out_": _boolean, "trace_": _trace},
+        "memory_out_": _boolean, "trace_": _trace, "encoder_": _optional(_binarizer)},
     SATTreeClassifier: {
         **_COMMON, "tree_": _tree, "binarizer_": _binarizer, "n_classes_": _size,
         "timed_out_": _boolean, "interrupted_": _boolean, "depth_": _non_negative, "n_nodes_": _size,
@@ -677,6 +689,12 @@ def _check_fitted(model, fitted: dict) -> None:
     if names is not None and len(names) != n_features:
         raise ValueError(f"fitted.feature_names_in_: {len(names)} names for {n_features} features")
     if isinstance(model, OptimalTreeClassifier):
+        encoder = fitted.get("encoder_")
+        if encoder is not None:
+            if encoder.n_features_in_ != n_features or not getattr(encoder, "keep_numeric", False):
+                raise ValueError(f"fitted.encoder_: {encoder.n_features_in_} columns (keep_numeric "
+                                 f"{getattr(encoder, 'keep_numeric', False)}), the model has {n_features}")
+            n_features = encoder.n_tests_
         _check_tree(fitted["tree_"], "fitted.tree_", n_features, n_classes, model.max_depth)
     elif isinstance(model, SATTreeClassifier):
         binarizer = fitted["binarizer_"]

@@ -50,16 +50,20 @@ def test_missing_values_in_dataframe():
 
 
 def test_string_X():
+    # text columns are categories (categorical_features="from_dtype"); with
+    # categorical_features=None every column must be numeric
     X = np.array([["a", "b"], ["c", "d"], ["e", "f"], ["g", "h"]])
+    assert "x[0] == " in OptimalTreeClassifier().fit(X, Y_OK).export_text()
     with pytest.raises(ERRORS, match=r"(?i)string|numeric|float|convert|dtype"):
-        OptimalTreeClassifier().fit(X, Y_OK)
+        OptimalTreeClassifier(categorical_features=None).fit(X, Y_OK)
 
 
 def test_string_column_in_dataframe():
     import pandas as pd
     df = pd.DataFrame({"a": [1.0, 2.0, 3.0, 4.0], "b": ["x", "y", "x", "y"]})
+    assert OptimalTreeClassifier().fit(df, Y_OK).encoder_ is not None
     with pytest.raises(ERRORS, match=r"(?i)string|numeric|float|convert|dtype"):
-        OptimalTreeClassifier().fit(df, Y_OK)
+        OptimalTreeClassifier(categorical_features=None).fit(df, Y_OK)
 
 
 def test_empty_X():

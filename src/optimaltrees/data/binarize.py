@@ -14,6 +14,12 @@ questions, remembers them, and applies the same questions at predict time:
 A test's *false* side is the tree's left branch, so every rule reads naturally
 ("age <= 30.5" left, "age > 30.5" right; "color != red" left, "color == red"
 right).  Constant columns give no test.
+
+With ``keep_numeric`` (the exact tree search, which splits numeric columns
+itself) a numeric column passes through as it is (a "value" column) and only
+categorical columns become ``== v`` tests; missing values are then data: NaN
+in a numeric column, and NaN in every test of a categorical column whose
+value is missing (the search chooses where missing values go).
 """
 from __future__ import annotations
 
@@ -30,7 +36,7 @@ from optimaltrees.data.validation import is_missing
 class BooleanTest:
     """One yes/no question about one original column."""
     column: int
-    kind: str            # "threshold" (x > value) or "equals" (x == value)
+    kind: str            # "threshold" (x > value), "equals" (x == value) or "value" (x itself)
     value: Any
     name: str            # the column's name
 
@@ -62,7 +68,7 @@ def _column_kind(col: np.ndarray, categorical: bool) -> str:
     return "numeric"
 
 
-def _as_columns(X) -> tuple[list[np.ndarray], list[str] | None, list[bool]]:
+def _as_columns(X, allow_missing: bool = False) -> tuple[list[np.ndarray], list[str] | None, list[bool]]:
     """Columns of X as 1-D arrays, the column names if X has them, and which
     columns pandas marks as categorical."""
     names = None
@@ -70,7 +76,7 @@ def _as_columns(X) -> tuple[list[np.ndarray], list[str] | None, list[bool]]:
     if hasattr(X, "columns") and hasattr(X, "iloc"):          # a pandas DataFrame
         names = [str(c) for c in X.columns]
         missing = [names[i] for i in range(X.shape[1]) if X.iloc[:, i].isna().any()]
-        if missing:
+        if missing and not allow_missing:
             raise ValueError(f"Input X contains missing values (NaN/None/NA) in column(s) {missing}; "
                              "missing values are not supported.")
         cols = []
@@ -79,7 +85,10 @@ def _as_columns(X) -> tuple[list[np.ndarray], list[str] | None, list[bool]]:
             s = X.iloc[:, i]
             is_cat = str(s.dtype) == "category"
             pandas_categorical.append(is_cat or s.dtype == object or str(s.dtype) in ("string", "bool"))
-            cols.append(np.asarray(s.astype(object) if is_cat else s.to_numpy()))
+            if allow_missing and not is_cat and pd_numeric(s):
+                cols.append(s.to_numpy(dtype=np.float64, na_value=np.nan))   # nullable ints and floats: NaN
+            else:
+                cols.append(np.asarray(s.astype(object) if is_cat else s.to_numpy()))
         return cols, names, pandas_categorical
     if hasattr(X, "toarray") or hasattr(X, "tocsr"):
         raise TypeError("sparse input is not supported; pass a dense array or DataFrame")
@@ -97,7 +106,18 @@ def _as_columns(X) -> tuple[list[np.ndarray], list[str] | None, list[bool]]:
     return [arr[:, i] for i in range(arr.shape[1])], None, [False] * arr.shape[1]
 
 
-def _check_missing(col: np.ndarray, name: str) -> None:
+def pd_numeric(series) -> bool:
+    """A pandas column of numbers (nullable integer and float included, bool not)."""
+    import pandas as pd
+
+    return pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype)
+
+
+def _check_missing(col: np.ndarray, name: str, allow: bool = False) -> None:
+    if allow:
+        if col.dtype.kind == "f" and np.isinf(col).any():
+            raise ValueError(f"Input X contains infinity in column {name!r}.")
+        return
     if col.dtype.kind == "f":
         if np.isnan(col).any():
             raise ValueError(f"Input X contains NaN in column {name!r}; missing values are not supported.")
@@ -158,12 +178,14 @@ class Binarizer:
     "all", "none", or a list of column indices or names.
     """
 
-    def __init__(self, categorical: str | Sequence[int | str] = "auto") -> None:
+    def __init__(self, categorical: str | Sequence[int | str] = "auto", keep_numeric: bool = False) -> None:
         self.categorical = categorical
+        self.keep_numeric = keep_numeric
 
     # -- fit -------------------------------------------------------------------
     def fit(self, X) -> "Binarizer":
-        cols, names, pandas_cat = _as_columns(X)
+        keep = bool(getattr(self, "keep_numeric", False))
+        cols, names, pandas_cat = _as_columns(X, allow_missing=keep)
         n = len(cols[0]) if cols else 0
         if not cols:
             shape = tuple(np.shape(X)) if np.ndim(X) == 2 else None
@@ -179,17 +201,21 @@ class Binarizer:
         tests: list[BooleanTest] = []
         for i, col in enumerate(cols):
             name = self.column_names_[i]
-            _check_missing(col, name)
-            kind = _column_kind(col, i in chosen)
+            _check_missing(col, name, allow=keep)
+            kind = _column_kind(col[~_missing_cells(col)] if keep else col, i in chosen)
             self.column_kinds_.append(kind)
-            if kind == "numeric":
+            if kind == "numeric" and keep:
+                _value_column(col, name)                    # refuses values float64 would merge
+                tests.append(BooleanTest(i, "value", None, name))
+            elif kind == "numeric":
                 values = np.unique(_numeric_values(col, name))
                 tests += [BooleanTest(i, "threshold", t, name) for t in _thresholds(values)]
             else:
-                values = _unique_objects(col)
+                gaps = keep and bool(_missing_cells(col).any())
+                values = _unique_objects(col[~_missing_cells(col)] if gaps else col)
                 if len(values) == 2:
                     values = values[1:]
-                elif len(values) < 2:
+                elif len(values) < 2 and not gaps:      # one value and missing ones: a real test
                     values = []
                 tests += [BooleanTest(i, "equals", v, name) for v in values]
         self.tests_ = tests
@@ -224,7 +250,8 @@ class Binarizer:
     def transform(self, X, owner: str = "Binarizer") -> np.ndarray:
         """The 0/1 matrix (n, n_tests_) of every test on every row; ``owner``
         names the estimator in errors (scikit-learn's wording)."""
-        cols, names, _ = _as_columns(X)
+        keep = bool(getattr(self, "keep_numeric", False))
+        cols, names, _ = _as_columns(X, allow_missing=keep)
         if len(cols) != self.n_features_in_:
             raise ValueError(f"X has {len(cols)} features, but {owner} is expecting "
                              f"{self.n_features_in_} features as input.")
@@ -238,7 +265,16 @@ class Binarizer:
         for column, kind, index, values in self._column_tests():
             col = cols[column]
             name = self.tests_[index[0]].name
-            _check_missing(col, name)
+            _check_missing(col, name, allow=keep)
+            if kind == "value":
+                try:
+                    block = _value_column(col, name)[:, None]
+                except (TypeError, ValueError):
+                    raise ValueError(f"column {name!r} was numeric in fit but holds "
+                                     "non-numeric values now") from None
+                blocks.append(block)
+                order.append(index)
+                continue
             if kind == "threshold":
                 try:
                     x = _numeric_values(col, name)
@@ -250,10 +286,15 @@ class Binarizer:
                 block = x[:, None] > values[None, :]   # one column's tests at once
             else:
                 block = np.stack([_equals(col, v) for v in values], axis=1)
-            blocks.append(block.view(np.uint8))
+            if keep:      # a missing category: missing in each of its tests
+                block = block.astype(np.float64)
+                block[_missing_cells(col)] = np.nan
+                blocks.append(block)
+            else:
+                blocks.append(block.view(np.uint8))
             order.append(index)
         if not blocks:
-            return np.zeros((n, 0), dtype=np.uint8)
+            return np.zeros((n, 0), dtype=np.float64 if keep else np.uint8)
         out = np.concatenate(blocks, axis=1)        # row-wise copies: fast on wide outputs
         index = np.concatenate(order)
         if not np.array_equal(index, np.arange(self.n_tests_)):
@@ -271,6 +312,8 @@ class Binarizer:
             if kind == "threshold":
                 exact = any(isinstance(v, int) for v in raw)
                 values = np.array(raw, dtype=object if exact else np.float64)
+            elif kind == "value":
+                values = None
             else:
                 values = raw
             yield column, kind, np.array(index), values
@@ -278,10 +321,16 @@ class Binarizer:
     def fit_transform(self, X) -> np.ndarray:
         return self.fit(X).transform(X)
 
-    def test_labels(self, decimals: int = 4, column_names=None) -> list[tuple[str, str]]:
-        """(left, right) text of every test; ``column_names`` renames the columns."""
-        return [t.labels(decimals, None if column_names is None else str(column_names[t.column]))
+    def test_labels(self, decimals: int = 4, column_names=None) -> list[tuple[str, str] | None]:
+        """(left, right) text of every test (None for a "value" column, whose
+        threshold is the tree's); ``column_names`` renames the columns."""
+        return [None if t.kind == "value"
+                else t.labels(decimals, None if column_names is None else str(column_names[t.column]))
                 for t in self.tests_]
+
+    def test_names(self, column_names=None) -> list[str]:
+        """The name of each test's column (``column_names`` renames them)."""
+        return [t.name if column_names is None else str(column_names[t.column]) for t in self.tests_]
 
 
 def _exact_pair(x: np.ndarray, thresholds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -293,6 +342,30 @@ def _exact_pair(x: np.ndarray, thresholds: np.ndarray) -> tuple[np.ndarray, np.n
         except OverflowError:
             pass
     return x.astype(object), thresholds              # Python compares int and float exactly
+
+
+def _value_column(col: np.ndarray, name: str) -> np.ndarray:
+    """A numeric column as float64, NaN where a value is missing."""
+    if col.dtype.kind == "f":
+        return col.astype(np.float64)
+    miss = _missing_cells(col)
+    out = np.full(len(col), np.nan)
+    values = _numeric_values(col[~miss], name)
+    if values.dtype.kind in "iu" and values.size and np.abs(values.astype(np.float64)).max() > EXACT_FLOAT_INT:
+        if len(np.unique(values.astype(np.float64))) != len(np.unique(values)):
+            raise ValueError(f"column {name!r} has integers above 2^53 that are equal as float64; "
+                             "pass it as categorical")
+    out[~miss] = values.astype(np.float64)
+    return out
+
+
+def _missing_cells(col: np.ndarray) -> np.ndarray:
+    """Which cells of a column are missing (NaN, None, pandas NA)."""
+    if col.dtype.kind == "f":
+        return np.isnan(col)
+    if col.dtype.kind != "O":
+        return np.zeros(len(col), dtype=bool)
+    return np.fromiter((is_missing(v) for v in col.tolist()), dtype=bool, count=len(col))
 
 
 def _unique_objects(col: np.ndarray) -> list:
@@ -310,3 +383,75 @@ def _equals(col: np.ndarray, value) -> np.ndarray:
     if col.dtype.kind in "biuf" and isinstance(value, (int, float, np.number)):
         return col == value
     return np.fromiter((v == value for v in col.tolist()), dtype=bool, count=len(col))
+
+
+def categorical_encoder(X, spec, owner: str) -> "Binarizer | None":
+    """For the exact tree search: the fitted ``Binarizer(keep_numeric=True)``
+    of ``X`` when ``spec`` (scikit-learn's ``categorical_features``:
+    "from_dtype", None, column indices or names, or a Boolean mask) makes
+    some column categorical, else None (every column numeric: the caller's
+    plain numeric path, at no cost)."""
+    if spec is None:
+        return None
+    if isinstance(spec, str):
+        if spec != "from_dtype":
+            raise ValueError(f"categorical_features must be 'from_dtype', None, or columns, got {spec!r}")
+        if type(X) is np.ndarray and X.dtype.kind in "biuf":
+            return None
+        if hasattr(X, "columns") and hasattr(X, "iloc"):
+            if all(pd_numeric(X.iloc[:, i]) for i in range(X.shape[1])):
+                return None
+        elif not _has_text(X):
+            return None
+        categorical = "auto"
+    else:
+        mask = np.asarray(spec)
+        if mask.dtype == bool:
+            categorical = [int(i) for i in np.flatnonzero(mask)]
+            width = np.shape(X)[1] if np.ndim(X) == 2 else None
+            if width is not None and len(mask) != width:
+                raise ValueError(f"categorical_features has {len(mask)} entries, X has {width} columns")
+        else:
+            categorical = [c.item() if isinstance(c, np.generic) else c for c in mask.tolist()]
+        if not categorical:
+            return None
+    encoder = fit_binarizer(X, categorical, owner=owner, keep_numeric=True)
+    if "categorical" not in encoder.column_kinds_:
+        return None
+    return encoder
+
+
+def _has_text(X) -> bool:
+    """An array-like whose values are not all numbers (strings, objects)."""
+    if hasattr(X, "toarray") or hasattr(X, "tocsr"):
+        return False                      # sparse: the numeric path refuses it in its own words
+    try:
+        np.asarray(X, dtype=np.float64)
+    except (TypeError, ValueError):
+        return True
+    return False
+
+
+def fit_binarizer(X, categorical, *, owner: str, keep_numeric: bool = False) -> Binarizer:
+    """``Binarizer(categorical, keep_numeric).fit(X)``; a cell that cannot be a
+    category value (a dict, a list: unhashable) is refused in scikit-learn's
+    words, naming the estimator ``owner`` and the column."""
+    try:
+        return Binarizer(categorical, keep_numeric=keep_numeric).fit(X)
+    except TypeError as exc:
+        if not str(exc).startswith("unhashable type"):
+            raise
+        where = ""
+        cols, names, _ = _as_columns(X, allow_missing=keep_numeric)
+        for i, col in enumerate(cols):
+            for value in col:
+                try:
+                    hash(value)
+                except TypeError:
+                    where = (f" column {names[i] if names else f'x[{i}]'} holds a "
+                             f"{type(value).__name__!r}")
+                    break
+            if where:
+                break
+        raise TypeError(f"{owner}: every value of the X argument must be a string or a real number "
+                        f"(a category or a number);{where or ' ' + str(exc)}") from None

@@ -10,6 +10,7 @@ from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import StrOptions
 
+from optimaltrees.data.binarize import categorical_encoder
 from optimaltrees.data.validation import check_class_labels, check_fit_data, check_predict_data
 from optimaltrees.estimators._base import FittedTreeMixin, Range, positive_seconds, validate_params
 from optimaltrees.anytime import ProgressLine
@@ -89,6 +90,24 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         twice a second; returning False stops the search and keeps the best tree.
     verbose : bool, default=False
         Show a live progress line (elapsed, incumbent, bound, gap).
+    categorical_features : "from_dtype", array-like or None, default="from_dtype"
+        Columns whose values are categories, as in scikit-learn's
+        ``HistGradientBoostingClassifier``: "from_dtype" takes the pandas
+        columns of category, string, object or bool dtype (and every column
+        of a non-numeric array); a list of column indices or names, or a
+        Boolean mask, names them; None means every column is numeric.  A
+        categorical column is split by ``x == v`` tests (one value against
+        the rest), searched exactly with the numeric thresholds; the tree
+        prints ``colour == red``, and a category unseen in training takes
+        the ``!=`` side.  A missing category is a missing value.
+
+    Missing values (NaN, None, pandas NA) are searched, not imputed: every
+    split also chooses the side the rows with a missing value take (both are
+    tried, and splitting missing from present values is a candidate), and
+    the optimum over (feature, threshold, side) is proven as any other.  A
+    feature with no missing value in training sends one at prediction to the
+    child that saw more training rows.  Each feature with missing values is
+    searched as two columns, so it costs about twice a complete one.
 
     Attributes
     ----------
@@ -110,6 +129,10 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         (time, error, objective, lower_bound) at every better tree or bound;
         errors never increase and bounds never decrease along it.
     stats_ : dict           subproblems, d2_calls, cache_hits, cache_entries, restarts, ...
+    encoder_ : Binarizer or None
+        With categorical columns: the tree's columns, the numeric columns as
+        they are and one ``x == v`` test per category (``tree_`` splits
+        those); None when every column is numeric.
     """
 
     def __init__(
@@ -126,6 +149,7 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         schedule: str = "luby",
         callback=None,
         verbose: bool = False,
+        categorical_features="from_dtype",
     ) -> None:
         self.max_depth = max_depth
         self.time_limit = time_limit
@@ -138,6 +162,7 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         self.schedule = schedule
         self.callback = callback
         self.verbose = verbose
+        self.categorical_features = categorical_features
 
     _parameter_constraints = {
         "max_depth": [Range(Integral, 0, MAX_SUPPORTED_DEPTH, closed="both")],
@@ -152,6 +177,7 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         "schedule": [StrOptions(set(SCHEDULES))],
         "callback": [callable, None],
         "verbose": ["verbose"],
+        "categorical_features": [StrOptions({"from_dtype"}), "array-like", None],
     }
 
     def _check_param_combinations(self) -> None:
@@ -162,7 +188,15 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         """Search for the optimal tree on (X, y); X numeric, y any sortable labels."""
         start = time.perf_counter()
         validate_params(self)
-        X, y = check_fit_data(self, X, y, allow_nan=True)
+        encoder = categorical_encoder(X, self.categorical_features, type(self).__name__)
+        if encoder is None:
+            X, y = check_fit_data(self, X, y, allow_nan=True)
+        else:
+            X, y = check_fit_data(self, encoder.transform(X, owner=type(self).__name__), y, allow_nan=True)
+            self.n_features_in_ = encoder.n_features_in_
+            if encoder.feature_names_in_ is not None:
+                self.feature_names_in_ = np.asarray(encoder.feature_names_in_, dtype=object)
+        self.encoder_ = encoder
         check_class_labels(y)
         try:
             self.classes_, y_index = np.unique(y, return_inverse=True)
@@ -252,7 +286,22 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
 
     # -- prediction ------------------------------------------------------------
     def _tree_input(self, X) -> np.ndarray:
+        encoder = getattr(self, "encoder_", None)
+        if encoder is not None:
+            return encoder.transform(X, owner=type(self).__name__)
         return check_predict_data(self, X, allow_nan=True)
+
+    def _export_labels(self, decimals: int, feature_names) -> dict:
+        encoder = getattr(self, "encoder_", None)
+        if encoder is None:
+            return super()._export_labels(decimals, feature_names)
+        return {"split_labels": encoder.test_labels(decimals, feature_names),
+                "feature_names": encoder.test_names(feature_names)}
+
+    def _importance_columns(self):
+        """Each category test counts for the column it tests."""
+        encoder = getattr(self, "encoder_", None)
+        return None if encoder is None else np.array([t.column for t in encoder.tests_], dtype=np.int64)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -11,7 +11,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils._param_validation import StrOptions
 
-from optimaltrees.data.binarize import Binarizer, _as_columns
+from optimaltrees.data.binarize import fit_binarizer
 from optimaltrees.data.validation import check_class_labels, check_raw_labels, is_missing
 from optimaltrees.estimators._base import (FittedTreeMixin, Range, check_integer, positive_seconds,
                                            validate_params)
@@ -302,7 +302,7 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         validate_params(self)
         y = _check_y(y)
         deadline = None if self.time_limit is None else start + float(self.time_limit)
-        binarizer = _fit_binarizer(self.categorical, X)
+        binarizer = fit_binarizer(X, self.categorical, owner=type(self).__name__)
         n_rows = y.shape[0]
         if n_rows * binarizer.n_tests_ > MAX_TEST_CELLS:
             raise ValueError(f"{binarizer.n_tests_:,} Boolean tests x {n_rows:,} rows is too large "
@@ -615,29 +615,6 @@ class _Progress:
     def close(self) -> None:
         self.line.close()
 
-
-def _fit_binarizer(categorical, X) -> Binarizer:
-    """``Binarizer(categorical).fit(X)``; a cell that cannot be a category
-    value (a dict, a list: unhashable) is refused in scikit-learn's words."""
-    try:
-        return Binarizer(categorical).fit(X)
-    except TypeError as exc:
-        if not str(exc).startswith("unhashable type"):
-            raise
-        where = ""
-        cols, names, _ = _as_columns(X)
-        for i, col in enumerate(cols):
-            for value in col:
-                try:
-                    hash(value)
-                except TypeError:
-                    where = (f" column {names[i] if names else f'x[{i}]'} holds a "
-                             f"{type(value).__name__!r}")
-                    break
-            if where:
-                break
-        raise TypeError(f"SATTreeClassifier: every value of the X argument must be a string or a real number "
-                        f"(a category or a number);{where or ' ' + str(exc)}") from None
 
 
 def _check_y(y) -> np.ndarray:

@@ -66,7 +66,7 @@ def export_text(
         if f < 0:
             lines.append(leaf_line(node, indent))
             continue
-        if split_labels is not None:
+        if split_labels is not None and split_labels[f] is not None:
             left_text, right_text = split_labels[f]
         else:
             left_text, right_text = _split_texts(tree, node, fname(f), " >  ")
@@ -163,7 +163,7 @@ def export_tree_dot(tree: Tree, feature_names: Sequence[str] | None = None,
             label = f"{cname(int(counts.argmax()))}\\nn = {n}, errors = {n - int(counts.max())}"
             out.append(f'  n{node} [shape=ellipse, style=filled, fillcolor="#eeeeee", label="{label}"];')
             continue
-        text = (split_labels[f][1] if split_labels is not None
+        text = (split_labels[f][1] if split_labels is not None and split_labels[f] is not None
                 else _split_texts(tree, node, fname(f), " > ")[1])
         out.append(f'  n{node} [shape=box, label="{text.replace(chr(34), chr(39))}"];')
         nan_left = tree.missing_in_training and bool(tree.missing_left[node])

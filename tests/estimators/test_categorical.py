@@ -1,0 +1,107 @@
+"""Categorical columns in the exact tree search (issue 19): ``x == v`` tests
+beside numeric thresholds, checked against the brute force on the same
+tests written as 0/1 columns, printed in the user's names and values."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from optimaltrees import OptimalTreeClassifier
+from optimaltrees.io import load_model, save_model
+
+from oracle import brute_force_objective
+
+LEVELS = ["red", "green", "blue", "grey"]
+
+
+def _one_hot(colour: list, levels: list) -> np.ndarray:
+    """The oracle's view: one 0/1 column per level (a split on it is x == v
+    against the rest), NaN in each where the category is missing."""
+    out = np.array([[float(c == v) for v in levels] for c in colour])
+    out[[c is None for c in colour]] = np.nan
+    return out
+
+
+tables = st.integers(3, 10).flatmap(lambda n: st.tuples(
+    st.lists(st.one_of(st.none(), st.sampled_from(LEVELS)), min_size=n, max_size=n),
+    st.lists(st.one_of(st.just(math.nan), st.sampled_from([0.0, 1.5, 2.0, -3.0])), min_size=n, max_size=n),
+    st.lists(st.integers(0, 2), min_size=n, max_size=n)))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tables, st.integers(1, 3))
+def test_categorical_splits_give_the_brute_force_optimum(data, depth):
+    colour, size, y = data
+    y = np.array(y)
+    frame = pd.DataFrame({"colour": pd.Series(colour, dtype=object), "size": size})
+    clf = OptimalTreeClassifier(max_depth=depth).fit(frame, y)
+    levels = sorted({c for c in colour if c is not None})
+    X_oracle = np.column_stack([_one_hot(colour, levels), np.array(size)]) if levels else np.array(size)[:, None]
+    expected = brute_force_objective(X_oracle, np.unique(y, return_inverse=True)[1], depth)
+    assert clf.objective_ == pytest.approx(expected)
+    assert clf.is_optimal_
+    assert clf.train_error_ == int(np.count_nonzero(clf.predict(frame) != y))
+
+
+def _shop(n=240, seed=0):
+    rng = np.random.default_rng(seed)
+    frame = pd.DataFrame({"colour": rng.choice(["red", "green", "blue"], n), "size": rng.normal(size=n),
+                          "kind": pd.Categorical(rng.choice(["a", "b"], n))})
+    y = ((frame.colour == "red") & (frame["size"] > 0)).astype(int).to_numpy()
+    return frame, y
+
+
+def test_the_tree_reads_in_the_users_names_and_values(tmp_path):
+    frame, y = _shop()
+    clf = OptimalTreeClassifier(max_depth=2).fit(frame, y)
+    assert clf.train_error_ == 0 and clf.is_optimal_
+    text = clf.export_text()
+    assert "colour == red" in text and "colour != red" in text and "size <= " in text
+    assert clf.n_features_in_ == 3 and list(clf.feature_names_in_) == ["colour", "size", "kind"]
+    importances = clf.feature_importances_
+    assert importances.shape == (3,) and importances[2] == 0 and importances.sum() == pytest.approx(1)
+    # an unseen category takes the != side; a missing one is a missing value
+    new = pd.DataFrame({"colour": ["purple", "red", None], "size": [1.0, 1.0, np.nan],
+                        "kind": pd.Categorical(["a", "b", "a"])})
+    assert clf.predict(new).tolist()[:2] == [0, 1]
+    save_model(clf, tmp_path / "m.json")
+    back = load_model(tmp_path / "m.json")
+    assert back.export_text() == text
+    assert back.predict(frame).tolist() == clf.predict(frame).tolist()
+
+
+@pytest.mark.parametrize("spec", [[0], ["colour"], [True, False, False]])
+def test_categorical_features_names_the_columns(spec):
+    frame, y = _shop()
+    codes = frame.assign(colour=frame.colour.map({"red": 7, "green": 1, "blue": 3}), kind=0)
+    clf = OptimalTreeClassifier(max_depth=2, categorical_features=spec).fit(codes, y)
+    assert clf.train_error_ == 0
+    assert "colour == 7" in clf.export_text()
+    arr = codes.to_numpy(dtype=float)        # a plain array: the column indices or mask still apply
+    if not isinstance(spec[0], str):
+        assert "x[0] == 7" in OptimalTreeClassifier(max_depth=2, categorical_features=spec).fit(arr, y).export_text()
+
+
+def test_without_categorical_features_text_is_an_error():
+    frame, y = _shop()
+    with pytest.raises(ValueError):
+        OptimalTreeClassifier(categorical_features=None).fit(frame, y)
+
+
+@pytest.mark.parametrize("spec, message", [([5], "out of range"), (["nope"], "not a column"),
+                                           ([True, False], "entries")])
+def test_bad_categorical_features_are_named(spec, message):
+    frame, y = _shop()
+    with pytest.raises(ValueError, match=message):
+        OptimalTreeClassifier(categorical_features=spec).fit(frame, y)
+
+
+def test_a_numeric_frame_takes_the_plain_path():
+    frame = pd.DataFrame({"a": [0.0, 1.0, 2.0, 3.0], "b": [1, 0, 1, 0]})
+    clf = OptimalTreeClassifier(max_depth=1).fit(frame, [0, 0, 1, 1])
+    assert clf.encoder_ is None and clf.is_optimal_
