@@ -231,12 +231,12 @@ def check_output(flag: str, path: str | None, *, picture: bool = False, make_par
 
 # ------------------------------------------------------------------ commands
 
-def _read(path: str, label, header, args=None):
+def _read(path: str, label, header, args=None, allow_missing: bool = False):
     from optimaltrees.data.tables import read_table
 
     try:
         return read_table(path, label=label, header=header, missing=getattr(args, "missing", None),
-                          decimal=getattr(args, "decimal", None))
+                          decimal=getattr(args, "decimal", None), allow_missing=allow_missing)
     except (FileNotFoundError, ValueError) as exc:
         message = str(exc)
         if "has missing values" in message:
@@ -265,9 +265,10 @@ def _estimator(args):
 
 
 def _inputs(method: str, table):
-    """The feature matrix a method expects: raw columns for SAT (it encodes
-    categories itself), else numbers with categorical columns one-hot."""
-    return table.X if method == "sat" else table.numeric()
+    """The feature matrix a method expects: raw columns for trees and SAT
+    (they search categories and, trees, missing values themselves), numbers
+    with categorical columns one-hot for diagrams."""
+    return table.numeric() if method == "diagram" else table.X
 
 
 def _warn(command: str, message: str) -> None:
@@ -345,7 +346,7 @@ def cmd_fit(args) -> int:
     check_output("--trace-png", args.trace_png, picture=True)
     if args.trace_png and args.method == "sat":
         raise CliError("--trace-png: the sat method keeps no anytime curve (tree and diagram do)")
-    table = _read(args.data, args.label, args.header, args)
+    table = _read(args.data, args.label, args.header, args, allow_missing=args.method == "tree")
     unknown = [c for c in args.drop if c not in table.X.columns]
     if unknown:
         raise CliError(f"--drop: no feature column named {', '.join(map(repr, unknown))}; the feature columns "
@@ -398,7 +399,8 @@ def cmd_predict(args) -> int:
 
     check_output("--out", args.out)
     model, trained_label, columns = _load(args.model)
-    table = _read(args.data, args.label, args.header, args)
+    gaps = model.summary_.method == "tree"          # trees route missing values
+    table = _read(args.data, args.label, args.header, args, allow_missing=gaps)
     X = table.X
     truth = None
     n_in = model.n_features_in_
@@ -406,7 +408,7 @@ def cmd_predict(args) -> int:
         truth = table.y
     elif (len(X.columns) + 1 == (len(columns) if columns is not None else n_in)):
         # the reader took a feature for the label: the file has no label column
-        table = _read(args.data, False, args.header, args)
+        table = _read(args.data, False, args.header, args, allow_missing=gaps)
         X = table.X
     if columns is not None and set(columns) <= set(map(str, X.columns)):
         X = X[columns]
@@ -416,7 +418,12 @@ def cmd_predict(args) -> int:
         missing = [c for c in columns if c not in set(map(str, X.columns))]
         raise CliError(f"{args.data}: the model needs the column(s) {', '.join(missing)}, which the file "
                        f"does not have (its columns: {', '.join(map(str, X.columns))})")
-    if model.summary_.method != "sat":      # SAT encodes raw columns itself
+    one_hot = model.summary_.method == "diagram" or (
+        # a tree fitted by an earlier version on one-hot columns ("colour=red")
+        model.summary_.method == "tree" and getattr(model, "encoder_", None) is None
+        and getattr(model, "feature_names_in_", None) is not None
+        and not set(map(str, model.feature_names_in_)) <= set(map(str, X.columns)))
+    if one_hot:      # trees and SAT encode raw columns themselves
         from optimaltrees.data.tables import Table
 
         X = Table(X, None, None, table.path).numeric()

@@ -249,9 +249,20 @@ def test_predict_never_matches_differently_named_columns_by_position(tmp_path, n
     assert [int(v) for v in capsys.readouterr().out.split()] == list(read_table(numeric_csv).y)
 
 
-def test_predict_refuses_category_values_unseen_in_training(tmp_path, categorical_csv, capsys):
+def test_unseen_category_values_take_the_not_equal_side_of_a_tree(tmp_path, categorical_csv, capsys):
     model = str(tmp_path / "m.json")
     assert main(["fit", categorical_csv, "--depth", "2", "--out", model]) == 0
+    assert "colour == " in capsys.readouterr().out          # no one-hot columns: the tree's own tests
+    new = _write(tmp_path / "new.csv", "colour,size,label\nred,S,yes\npurple,M,no\n,M,no\n")
+    assert main(["predict", model, new]) == 0
+    assert len(capsys.readouterr().out.split()) == 3
+
+
+def test_predict_refuses_category_values_unseen_in_training(tmp_path, categorical_csv, capsys):
+    """Diagrams still split one-hot columns: a value they never saw cannot be routed."""
+    model = str(tmp_path / "m.json")
+    assert main(["fit", categorical_csv, "--method", "diagram", "--skeleton", "1,2", "--time-limit", "3",
+                 "--out", model]) == 0
     new = _write(tmp_path / "new.csv", "colour,size,label\nred,S,yes\npurple,M,no\n")
     capsys.readouterr()
     assert main(["predict", model, new]) == 1

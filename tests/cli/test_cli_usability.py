@@ -199,11 +199,26 @@ def test_missing_and_decimal_options(tmp_path, capsys):
     path = tmp_path / "eu.csv"
     path.write_text("size;kind;y\n" + "\n".join(f"{i},5;{'?' if i % 2 else 'none'};{int(i > 4)}"
                                                 for i in range(10)) + "\n")
-    # ? means missing by default: the column names the first line with one
-    assert main(["fit", str(path), "--depth", "1"]) == 1
+    # ? means missing by default: a tree searches where missing values go;
+    # the other methods name the first line with one
+    assert main(["fit", str(path), "--depth", "1"]) == 0
+    assert "training accuracy: 1.0000" in capsys.readouterr().out
+    assert main(["fit", str(path), "--method", "sat"]) == 1
     err = capsys.readouterr().err
     assert "column 'kind' has missing values (line 3 and 4 more)" in err and "--missing" in err
     # --missing alone: nothing is missing, '?' is a value; 4,5 is the number 4.5
     assert main(["fit", str(path), "--depth", "1", "--missing"]) == 0
     out = capsys.readouterr().out
     assert "size <= " in out and "size=" not in out and "training accuracy: 1.0000" in out
+
+
+def test_a_tree_fit_reads_missing_values_and_says_where_they_go(tmp_path, capsys):
+    path = tmp_path / "gaps.csv"
+    rows = [f"{'?' if i % 3 == 0 else i},{'red' if i % 2 else 'blue'},{int(i % 3 == 0)}" for i in range(12)]
+    path.write_text("size,colour,y\n" + "\n".join(rows) + "\n")
+    model = str(tmp_path / "m.json")
+    assert main(["fit", str(path), "--depth", "1", "--out", model]) == 0
+    out = capsys.readouterr().out
+    assert "size is missing" in out and "training accuracy: 1.0000" in out
+    assert main(["predict", model, str(path)]) == 0
+    assert capsys.readouterr().out.split() == [str(int(i % 3 == 0)) for i in range(12)]

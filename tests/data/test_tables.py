@@ -117,3 +117,17 @@ def test_empty_cells_are_values_when_empty_is_not_missing(tmp_path):
     # a short row is still a short row, not an empty last value
     with pytest.raises(ValueError, match=r"line 3: 2 values, but the first line has 3"):
         read_table(_write(tmp_path / "g.csv", "a,b,y\n1,2,0\n3,4\n"), missing=[])
+
+
+def test_allow_missing_keeps_the_gaps_of_features_but_not_of_labels(tmp_path):
+    path = tmp_path / "gaps.csv"
+    path.write_text("size,colour,y\n1.5,red,a\n?,blue,b\n2.5,,a\n3,NA,b\n")
+    table = read_table(path, allow_missing=True)
+    assert np.isnan(table.X["size"].to_numpy()).tolist() == [False, True, False, False]
+    assert table.X["colour"].isna().tolist() == [False, False, True, True]
+    assert table.X["colour"].tolist()[:2] == ["red", "blue"]
+    with pytest.raises(ValueError, match="column 'size' has missing values"):
+        read_table(path)
+    path.write_text("size,y\n1.5,a\n2,\n")
+    with pytest.raises(ValueError, match="column 'y' has missing values"):
+        read_table(path, allow_missing=True)

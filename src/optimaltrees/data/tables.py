@@ -139,11 +139,13 @@ def _first_lines(text: str, count: int) -> list[tuple[int, str, int]]:
 
 
 def read_table(path: str | Path, label: str | int | bool | None = None, header: bool | None = None, *,
-               missing=None, decimal: str | None = None) -> Table:
+               missing=None, decimal: str | None = None, allow_missing: bool = False) -> Table:
     """Read ``path`` into features and labels (see the module docstring);
     ``label=False``: the file has no label column.  ``missing``: the tokens
     that mean a missing value (default :data:`MISSING`); ``decimal``: ``","``
-    or ``"."`` for every numeric column, None to detect decimal commas."""
+    or ``"."`` for every numeric column, None to detect decimal commas.
+    ``allow_missing``: a missing feature value is NaN (numeric column) or
+    missing (text column) instead of an error; a missing label stays one."""
     import pandas as pd
 
     path = Path(path)
@@ -229,26 +231,34 @@ def read_table(path: str | Path, label: str | int | bool | None = None, header: 
             col = col.astype(object)
             col.iloc[where] = raw
             where = np.array(tokens, dtype=np.int64)
-        if len(where):
+        if len(where) and not (allow_missing and k != j):
             raise ValueError(f"{path}: column {name!r} has missing values (line {line_of(where[:1])[0]}"
                              f"{f' and {len(where) - 1} more' if len(where) > 1 else ''}); "
                              "fill or drop them first")
-        if pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
+        if len(where):
+            col = col.astype(object)
+            col.iloc[where] = None          # the missing cells, and only they
+        elif pd.api.types.is_numeric_dtype(col) and not pd.api.types.is_bool_dtype(col):
             cols[name] = col.to_numpy(dtype=np.float64)
             continue
         # text: decide on the distinct values (few, in a categorical column), then spread to the rows
-        codes, uniques = pd.factorize(col)
+        codes, uniques = pd.factorize(col)          # code -1: a missing cell
+        present = codes >= 0
         uniques = np.array([str(u).strip() for u in uniques], dtype=object)
         numbers = _as_numbers(pd.Series(uniques, dtype=object), sep, decimal).to_numpy(dtype=np.float64)
-        parsed = ~np.isnan(numbers)[codes]
+        parsed = ~np.isnan(numbers)[codes[present]]
         if parsed.all():
-            cols[name] = numbers[codes]
+            out = np.full(len(codes), np.nan)
+            out[present] = numbers[codes[present]]
+            cols[name] = out
         elif parsed.sum() > 0.9 * len(parsed) and k != j:
-            bad = int(np.flatnonzero(~parsed)[0])
+            bad = int(np.flatnonzero(present)[np.flatnonzero(~parsed)[0]])
             raise ValueError(f"{path}, line {line_of([bad])[0]}: {uniques[codes[bad]]!r} in column {name!r}, "
                              "whose other values are numbers")
         else:
-            cols[name] = uniques[codes]
+            out = np.full(len(codes), None, dtype=object)
+            out[present] = uniques[codes[present]]
+            cols[name] = out
     if j < 0:     # label=False: every column is a feature (data to predict)
         return Table(pd.DataFrame(cols), None, None, str(path), named=header)
     y = cols.pop(names[j])
