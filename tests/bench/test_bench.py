@@ -376,3 +376,37 @@ def test_generator_trees_are_two_class_functions_of_depth_at_most_five():
         # the smallest perfect tree of the full truth table is the generator's depth
         from optimaltrees import SATTreeClassifier
         assert SATTreeClassifier("depth", categorical="none").fit(every, labels).depth_ <= 5
+
+
+def test_missing_suite_end_to_end(tmp_path):
+    """Raw text columns, one-hot groups folded back, 10 % removed: the three
+    methods run on the same split and the report has a row per table."""
+    rng = np.random.default_rng(0)
+    n = 80
+    colour = rng.choice(["red", "green", "blue"], n)
+    size = rng.normal(size=n)
+    y = ((colour == "red") & (size > 0)).astype(int)
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "shop.csv").write_text(
+        "colour,size,k_a,k_b,y\n" + "\n".join(
+            f"{c},{s:.4f},{int(i % 3 == 1)},{int(i % 3 == 2)},{t}" for i, (c, s, t) in enumerate(zip(colour, size, y)))
+        + "\n")
+    out = tmp_path / "missing.md"
+    args = _suite_args("missing", ["--data-dir", str(tmp_path / "data"), "--datasets", "shop.csv",
+                                   "--seeds", "0", "1", "--depth", "2"], out)
+    text = run_suite("missing", args).read_text()
+    records = _records(out)
+    assert len(records) == 6 and all(r["status"] == "ok" for r in records), records
+    assert {r["categorical"] for r in records} == {2}          # colour, and k folded from k_a / k_b
+    assert all(0.05 < r["missing_share"] < 0.15 for r in records)
+    assert all(r["optimal"] for r in records if r["method"].startswith("optimal"))
+    assert "| shop | 80 | 3 | 2 | " in text and "(2/2 proven)" in text
+
+
+def test_fold_one_hot_keeps_the_dropped_level():
+    from optimaltrees.bench.fits import fold_one_hot
+
+    frame = pd.DataFrame({"a_x": [1, 0, 0], "a_y": [0, 1, 0], "b": [0.5, 1.5, 2.5], "c_1": [1, 1, 0]})
+    folded = fold_one_hot(frame)
+    assert list(folded.columns) == ["a", "b", "c_1"]         # a lone c_1 is not a group
+    assert folded["a"].tolist() == ["x", "y", "other"]

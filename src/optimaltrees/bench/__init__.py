@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-SUITES = ("contree", "binary", "anytime", "sat", "sat-table3", "sat-artificial", "diagrams", "cv")
+SUITES = ("contree", "binary", "anytime", "sat", "sat-table3", "sat-artificial", "diagrams", "cv", "missing")
 
 
 def suite_module(name: str):

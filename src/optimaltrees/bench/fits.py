@@ -424,3 +424,103 @@ def idle(*, seconds: float) -> dict:
     """Wait and return: the runner's self-check of time limits and process isolation."""
     time.sleep(float(seconds))
     return dict(seconds=float(seconds))
+
+
+#: ``missing_values`` methods: the exact tree on the raw table, the exact tree
+#: after imputation + one-hot encoding, scikit-learn's CART on the raw table
+#: (its own NaN support; categorical columns one-hot, which it needs)
+MISSING_METHODS = ("optimal-raw", "optimal-imputed", "cart-raw")
+
+
+def raw_table(data: str, remove: float, seed: int):
+    """(X DataFrame with NaN / None and text columns, y class indices) of a
+    table: one-hot groups ``k_v`` folded back into one categorical column
+    ``k`` (the shared diagrams files were one-hot encoded), then a share
+    ``remove`` of each feature column's values removed at random."""
+    import pandas as pd
+
+    from optimaltrees.data.tables import read_table
+
+    table = read_table(data, allow_missing=True)
+    X = fold_one_hot(table.X)
+    rng = np.random.default_rng(1_000 + seed)
+    if remove > 0:
+        X = X.astype(object).where(rng.random(X.shape) >= remove, None)
+        X = pd.DataFrame({c: (pd.to_numeric(X[c]) if table.X.get(c) is not None
+                              and pd.api.types.is_numeric_dtype(table.X[c]) else X[c]) for c in X.columns})
+    _, y = np.unique(table.y, return_inverse=True)
+    return X, y.astype(np.int64)
+
+
+def fold_one_hot(X):
+    """Columns ``k_v1, k_v2, ...`` (0/1, at most one 1 per row) as one text
+    column ``k`` holding ``v``; a row with no 1 holds the level the encoding
+    dropped (``"other"``)."""
+    import pandas as pd
+
+    groups: dict[str, list[str]] = {}
+    for c in map(str, X.columns):
+        if "_" in c:
+            groups.setdefault(c.rsplit("_", 1)[0], []).append(c)
+    out, done = {}, set()
+    for c in map(str, X.columns):
+        prefix = c.rsplit("_", 1)[0] if "_" in c else None
+        block = groups.get(prefix, [])
+        if prefix is not None and len(block) >= 2:
+            if prefix in done:
+                continue
+            values = X[block].to_numpy(dtype=np.float64)
+            if np.isin(values, (0.0, 1.0)).all() and (values.sum(axis=1) <= 1).all():
+                labels = np.array([b.rsplit("_", 1)[1] for b in block], dtype=object)
+                col = np.where(values.sum(axis=1) == 1, labels[values.argmax(axis=1)], "other")
+                out[prefix] = pd.Series(col, dtype=object)
+                done.add(prefix)
+                continue
+        out[c] = X[c].reset_index(drop=True)
+    return pd.DataFrame(out)
+
+
+def missing_values(*, data: str, seed: int, method: str, depth: int, remove: float = 0.0,
+                   time_limit: float = 60.0, fractions=(0.5, 0.25, 0.25)) -> dict:
+    """One fit on a table with missing values and categorical columns (issue 19)."""
+    import pandas as pd
+    from sklearn.compose import make_column_transformer
+    from sklearn.impute import SimpleImputer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+    from sklearn.tree import DecisionTreeClassifier
+
+    from optimaltrees import OptimalTreeClassifier
+
+    X, y = raw_table(data, remove, seed)
+    train, _, test = split_rows(y, seed, fractions)
+    text = [c for c in X.columns if not pd.api.types.is_numeric_dtype(X[c])]
+    numeric = [c for c in X.columns if c not in text]
+    as_str = X.copy()
+    for c in text:      # scikit-learn's encoders want one type: missing as NaN
+        as_str[c] = as_str[c].astype(object).where(as_str[c].notna(), np.nan)
+    one_hot = OneHotEncoder(handle_unknown="ignore", sparse_output=False)
+    if method == "optimal-raw":
+        model = OptimalTreeClassifier(max_depth=depth, time_limit=time_limit)
+        Xin = X
+    elif method == "optimal-imputed":
+        prep = make_column_transformer(
+            (SimpleImputer(strategy="median"), numeric),
+            (make_pipeline(SimpleImputer(strategy="most_frequent"), one_hot), text))
+        model = make_pipeline(prep, OptimalTreeClassifier(max_depth=depth, time_limit=time_limit))
+        Xin = as_str
+    elif method == "cart-raw":
+        prep = make_column_transformer(("passthrough", numeric), (one_hot, text))
+        model = make_pipeline(prep, DecisionTreeClassifier(max_depth=depth, random_state=0))
+        Xin = as_str
+    else:
+        raise ValueError(f"unknown method {method!r}; expected one of {MISSING_METHODS}")
+    with _Clock() as clock, warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        model.fit(Xin.iloc[train], y[train])
+    tree = model[-1] if hasattr(model, "steps") else model
+    leaves = int(tree.get_n_leaves())
+    optimal = bool(getattr(tree, "is_optimal_", False))
+    return dict(n=len(y), p=X.shape[1], categorical=len(text), missing_share=float(X.isna().to_numpy().mean()),
+                seconds=clock.seconds, train_acc=_accuracy(model, Xin.iloc[train], y[train]),
+                test_acc=_accuracy(model, Xin.iloc[test], y[test]), leaves=leaves, optimal=optimal)
