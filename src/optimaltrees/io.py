@@ -610,7 +610,7 @@ _FITTED = {
         "scale_": _reals, "objective_": _real, "lower_bound_": _real, "status_": _string,
         "from_heuristic_": _boolean, "diagram_source_": _diagram_source, "timed_out_": _boolean,
         "interrupted_": _boolean, "heuristic_objective_": _real, "trace_": _trace, "solve_time_": _real, "n_nodes_": _non_negative,
-        "fairness_rates_": _pair_of_reals},
+        "fairness_rates_": _pair_of_reals, "encoder_": _optional(_binarizer)},
 }
 _REQUIRED = {OptimalTreeClassifier: ("classes_", "n_features_in_", "tree_", "summary_"),
              SATTreeClassifier: ("classes_", "n_features_in_", "tree_", "binarizer_", "summary_"),
@@ -714,6 +714,11 @@ def _check_fitted(model, fitted: dict) -> None:
         if n_classes < 2 or diagram.n_classes != n_classes:
             raise ValueError(f"fitted.diagram_: {diagram.n_classes} class terminals, classes_ has "
                              f"{n_classes} labels (a diagram has at least 2)")
+        encoder = fitted.get("encoder_")
+        if encoder is not None:
+            if encoder.n_features_in_ != n_features or not getattr(encoder, "keep_numeric", False):
+                raise ValueError(f"fitted.encoder_: {encoder.n_features_in_} columns, the model has {n_features}")
+            n_features = encoder.n_tests_
         if diagram.n_features != n_features or diagram.coef.shape[1] != n_features:
             raise ValueError(f"fitted.diagram_: {diagram.n_features} features, the model {n_features}")
         _check_skeleton(diagram, model.skeleton)

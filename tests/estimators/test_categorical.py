@@ -105,3 +105,24 @@ def test_a_numeric_frame_takes_the_plain_path():
     frame = pd.DataFrame({"a": [0.0, 1.0, 2.0, 3.0], "b": [1, 0, 1, 0]})
     clf = OptimalTreeClassifier(max_depth=1).fit(frame, [0, 0, 1, 1])
     assert clf.encoder_ is None and clf.is_optimal_
+
+
+def test_diagrams_take_categorical_columns_too(tmp_path):
+    from optimaltrees import DecisionDiagramClassifier
+
+    frame, y = _shop(200)
+    clf = DecisionDiagramClassifier((1, 2), time_limit=10, random_state=0).fit(frame, y)
+    assert clf.train_error_ == 0 and clf.encoder_ is not None
+    text = clf.export_text()
+    assert "colour=red" in text and "size" in text
+    assert clf.feature_importances(frame, y).shape == (3,)
+    new = pd.DataFrame({"colour": ["purple", "red"], "size": [1.0, 1.0], "kind": pd.Categorical(["a", "b"])})
+    assert clf.predict(new).tolist() == [0, 1]                    # unseen: 0 in every colour column
+    save_model(clf, tmp_path / "d.json")
+    assert load_model(tmp_path / "d.json").predict(frame).tolist() == clf.predict(frame).tolist()
+    with pytest.raises(ValueError, match="NaN"):
+        clf.predict(new.assign(colour=[None, "red"]))
+    # the sensitive attribute may be a categorical column, named as in X
+    fair = DecisionDiagramClassifier((1, 2), time_limit=10, random_state=0, fairness_ratio=0.5,
+                                     sensitive="kind").fit(frame, y)
+    assert list(fair.sensitive_levels_) == ["a", "b"]

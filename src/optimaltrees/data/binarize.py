@@ -455,3 +455,8 @@ def fit_binarizer(X, categorical, *, owner: str, keep_numeric: bool = False) -> 
                 break
         raise TypeError(f"{owner}: every value of the X argument must be a string or a real number "
                         f"(a category or a number);{where or ' ' + str(exc)}") from None
+
+
+def raw_columns(X) -> list[np.ndarray]:
+    """X's columns as 1-D arrays, as the binarizer reads them (text kept)."""
+    return _as_columns(X, allow_missing=True)[0]

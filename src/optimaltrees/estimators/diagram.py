@@ -11,6 +11,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
+from optimaltrees.data.binarize import categorical_encoder, raw_columns
 from optimaltrees.data.validation import check_class_labels, check_fit_data, check_predict_data
 from optimaltrees.estimators._base import Range, positive_seconds, validate_params
 from optimaltrees.model.export import export_diagram_dot, export_diagram_text
@@ -114,10 +115,18 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
     skeleton of more than a million arcs, e.g. a million classes) the fit
     is refused with a ValueError before any work.
 
+    categorical_features : "from_dtype", array-like or None, default="from_dtype"
+        Columns whose values are categories (as ``OptimalTreeClassifier``'s):
+        each becomes one 0/1 column per value (``colour=red``) that the
+        diagram splits; a value unseen in training is 0 in all of them.
+        Missing values are refused (a diagram's MILP has no side for them).
+
     Attributes
     ----------
     diagram_ : DecisionDiagram
     classes_, n_features_in_, feature_names_in_
+    encoder_ : Binarizer or None   with categorical columns: the diagram's
+        columns (numeric columns as they are, one 0/1 column per category); else None
     train_error_ : int        training misclassifications
     objective_ : float        error rate + alpha * (used nodes - 1) / (skeleton nodes - 1)
     lower_bound_ : float      proven lower bound on the optimal objective
@@ -141,7 +150,7 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
                  time_limit: float | None = DEFAULT_TIME_LIMIT, solver: str = "highs",
                  heuristic_time: float = 1.0, tree_time: float | None = None,
                  epsilon: float = 1e-4, threads: int = 1, random_state: int | None = None,
-                 verbose: bool = False):
+                 verbose: bool = False, categorical_features="from_dtype"):
         self.skeleton = skeleton
         self.splits = splits
         self.alpha = alpha
@@ -159,6 +168,7 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         self.threads = threads
         self.random_state = random_state
         self.verbose = verbose
+        self.categorical_features = categorical_features
 
     _parameter_constraints = {
         "skeleton": "no_validation",      # checked with the number of classes in fit (make_skeleton)
@@ -178,6 +188,7 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         "threads": [Range(Integral, 1, None, closed="left")],
         "random_state": [Range(Integral, 0, None, closed="left"), np.random.Generator, None],
         "verbose": ["verbose"],
+        "categorical_features": [StrOptions({"from_dtype"}), "array-like", None],
     }
 
     def _check_param_combinations(self) -> None:
@@ -219,7 +230,16 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
     def fit(self, X, y, sensitive=None) -> "DecisionDiagramClassifier":
         start = time.perf_counter()
         validate_params(self)
-        X, y = check_fit_data(self, X, y)
+        encoder = categorical_encoder(X, self.categorical_features, type(self).__name__)
+        raw = X
+        if encoder is not None:
+            X, y = check_fit_data(self, encoder.transform(X, owner=type(self).__name__), y)
+            self.n_features_in_ = encoder.n_features_in_
+            if encoder.feature_names_in_ is not None:
+                self.feature_names_in_ = np.asarray(encoder.feature_names_in_, dtype=object)
+        else:
+            X, y = check_fit_data(self, X, y)
+        self.encoder_ = encoder
         check_class_labels(np.asarray(y))
         try:
             self.classes_, y_index = np.unique(y, return_inverse=True)
@@ -230,7 +250,7 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         if K < 2:
             raise ValueError(f"y has one class only ({self.classes_[0]!r}); a decision diagram needs two or more")
         skeleton = make_skeleton(self.skeleton, K)
-        group = self._groups(X, sensitive)
+        group = self._groups(X if encoder is None else _raw_matrix(raw), sensitive)
         n = X.shape[0]
         min_flow = 0.0
         if self.min_flow is not None:
@@ -362,7 +382,13 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
 
     def _input(self, X) -> np.ndarray:
         check_is_fitted(self, "diagram_")
-        return check_predict_data(self, X)
+        encoder = getattr(self, "encoder_", None)
+        if encoder is None:
+            return check_predict_data(self, X)
+        X = encoder.transform(X, owner=type(self).__name__)
+        if np.isnan(X).any():
+            raise ValueError(f"Input X contains NaN. {type(self).__name__} does not accept missing values.")
+        return X
 
     def predict(self, X) -> np.ndarray:
         """The class of the terminal each row reaches."""
@@ -385,6 +411,10 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         if names is not None and len(names) != self.n_features_in_:
             raise ValueError(f"feature_names has {len(names)} names, the model was fitted with "
                              f"{self.n_features_in_} features")
+        encoder = getattr(self, "encoder_", None)
+        if encoder is not None:      # one name per diagram column: "size", "colour=red"
+            return [name if t.kind == "value" else f"{name}={t.value}"
+                    for t, name in zip(encoder.tests_, encoder.test_names(names))]
         return None if names is None else [str(s) for s in names]
 
     def export_text(self, decimals: int = 4, feature_names=None) -> str:
@@ -455,7 +485,13 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         unknown = self.classes_[index] != y
         if np.any(unknown):
             raise ValueError(f"y holds labels the model was not fitted on, e.g. {y[np.argmax(unknown)]!r}")
-        return self.diagram_.feature_importances(X, index)
+        scores = self.diagram_.feature_importances(X, index)
+        encoder = getattr(self, "encoder_", None)
+        if encoder is None:
+            return scores
+        out = np.zeros(self.n_features_in_)       # a category's columns count for its column
+        np.add.at(out, [t.column for t in encoder.tests_], scores)
+        return out
 
     @property
     def feature_importances_(self):
@@ -467,3 +503,8 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         raise AttributeError("DecisionDiagramClassifier keeps no per-node training counts, so it has no "
                              "feature_importances_; call feature_importances(X_train, y_train) for the "
                              "flow-weighted Gini importance of each column")
+
+
+def _raw_matrix(X) -> np.ndarray:
+    """The input's columns side by side as objects (the sensitive column may be text)."""
+    return np.column_stack(raw_columns(X)).astype(object)
