@@ -469,9 +469,16 @@ def _diagram(value, where: str) -> DecisionDiagram:
 def _boolean_test(value, where: str, n_columns: int) -> BooleanTest:
     s = _state(value, where, _BOOLEAN_TEST, ("column", "kind", "value", "name"))
     kind = _string(s["kind"], f"{where}.kind")
-    if kind not in ("threshold", "equals", "value"):
-        raise ValueError(f"{where}.kind: must be 'threshold', 'equals' or 'value', got {kind!r}")
-    if kind == "value":       # the column itself (numeric columns beside categorical tests)
+    if kind not in ("threshold", "equals", "in", "value"):
+        raise ValueError(f"{where}.kind: must be 'threshold', 'equals', 'in' or 'value', got {kind!r}")
+    if kind == "in":          # a tuple of category values
+        members = _plain(s["value"], f"{where}.value")
+        if not (isinstance(members, tuple) and len(members) >= 2
+                and all(m is None or isinstance(m, (bool, int, float, str)) for m in members)):
+            raise ValueError(f"{where}.value: an 'in' test holds a tuple of two or more category values, "
+                             f"got {_describe(s['value'])}")
+        test_value = members
+    elif kind == "value":       # the column itself (numeric columns beside categorical tests)
         if s["value"] is not None:
             raise ValueError(f"{where}.value: a 'value' column holds no value, got {_describe(s['value'])}")
         test_value = None
@@ -495,7 +502,7 @@ def _string_list(value, where: str, length: int) -> list[str]:
 def _binarizer(value, where: str) -> Binarizer:
     s = _state(value, where, _BINARIZER, ("categorical", "n_features_in_", "feature_names_in_",
                                           "column_names_", "column_kinds_", "tests_", "n_tests_"),
-               optional=("keep_numeric",))
+               optional=("keep_numeric", "subsets"))
     keep = s.get("keep_numeric", False)
     if not isinstance(keep, bool):
         raise ValueError(f"{where}.keep_numeric: expected true or false, got {_describe(keep)}")
@@ -512,7 +519,10 @@ def _binarizer(value, where: str) -> Binarizer:
     tests = s["tests_"]
     if not isinstance(tests, list):
         raise ValueError(f"{where}.tests_: expected a list, got {_describe(tests)}")
-    b = Binarizer(categorical, keep_numeric=keep)
+    subsets = s.get("subsets", False)
+    if not isinstance(subsets, bool):
+        raise ValueError(f"{where}.subsets: expected true or false, got {_describe(subsets)}")
+    b = Binarizer(categorical, keep_numeric=keep, subsets=subsets)
     b.n_features_in_ = n
     b.feature_names_in_ = None if names is None else _string_list(names, f"{where}.feature_names_in_", n)
     b.column_names_ = _string_list(s["column_names_"], f"{where}.column_names_", n)

@@ -126,3 +126,45 @@ def test_diagrams_take_categorical_columns_too(tmp_path):
     fair = DecisionDiagramClassifier((1, 2), time_limit=10, random_state=0, fairness_ratio=0.5,
                                      sensitive="kind").fit(frame, y)
     assert list(fair.sensitive_levels_) == ["a", "b"]
+
+
+def _subset_columns(colour: list, levels: list) -> np.ndarray:
+    """The oracle's view of subset splits: one 0/1 column per subset S of the
+    levels (x in S), every subset, NaN where the category is missing."""
+    import itertools
+
+    subsets = [S for k in range(1, len(levels)) for S in itertools.combinations(levels, k)]
+    out = np.array([[float(c in S) for S in subsets] for c in colour]).reshape(len(colour), len(subsets))
+    out[[c is None for c in colour]] = np.nan
+    return out
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tables, st.integers(1, 2))
+def test_subset_splits_give_the_brute_force_optimum(data, depth):
+    colour, size, y = data
+    y = np.array(y)
+    frame = pd.DataFrame({"colour": pd.Series(colour, dtype=object), "size": size})
+    clf = OptimalTreeClassifier(max_depth=depth, categorical_splits="subsets").fit(frame, y)
+    levels = sorted({c for c in colour if c is not None})
+    X_oracle = np.column_stack([_subset_columns(colour, levels), np.array(size)]) if len(levels) > 1 \
+        else np.column_stack([_one_hot(colour, levels), np.array(size)]) if levels else np.array(size)[:, None]
+    expected = brute_force_objective(X_oracle, np.unique(y, return_inverse=True)[1], depth)
+    assert clf.objective_ == pytest.approx(expected)
+    assert clf.is_optimal_
+    assert clf.train_error_ == int(np.count_nonzero(clf.predict(frame) != y))
+
+
+def test_subset_splits_print_and_refuse_too_many_values(tmp_path):
+    frame = pd.DataFrame({"colour": ["red", "green", "blue", "grey"] * 5, "size": np.arange(20.0)})
+    y = frame.colour.isin(["red", "blue"]).astype(int).to_numpy()
+    plain = OptimalTreeClassifier(max_depth=1).fit(frame, y)
+    clf = OptimalTreeClassifier(max_depth=1, categorical_splits="subsets").fit(frame, y)
+    assert plain.train_error_ > 0 and clf.train_error_ == 0
+    assert "colour in {" in clf.export_text() and clf.encoder_.n_tests_ == 7 + 1
+    save_model(clf, tmp_path / "s.json")
+    assert load_model(tmp_path / "s.json").export_text() == clf.export_text()
+    assert clf.predict(pd.DataFrame({"colour": ["purple"], "size": [1.0]})).shape == (1,)
+    many = pd.DataFrame({"c": [f"v{i}" for i in range(13)], "x": np.arange(13.0)})
+    with pytest.raises(ValueError, match="13 values"):
+        OptimalTreeClassifier(categorical_splits="subsets").fit(many, np.arange(13) % 2)

@@ -36,7 +36,8 @@ from optimaltrees.data.validation import is_missing
 class BooleanTest:
     """One yes/no question about one original column."""
     column: int
-    kind: str            # "threshold" (x > value), "equals" (x == value) or "value" (x itself)
+    kind: str            # "threshold" (x > value), "equals" (x == value), "in" (x in the tuple
+                         # value) or "value" (x itself)
     value: Any
     name: str            # the column's name
 
@@ -46,6 +47,9 @@ class BooleanTest:
         if self.kind == "threshold":
             v = _fmt(self.value, decimals)
             return f"{name} <= {v}", f"{name} > {v}"
+        if self.kind == "in":
+            members = "{" + ", ".join(map(str, self.value)) + "}"
+            return f"{name} not in {members}", f"{name} in {members}"
         return f"{name} != {self.value}", f"{name} == {self.value}"
 
 
@@ -178,9 +182,11 @@ class Binarizer:
     "all", "none", or a list of column indices or names.
     """
 
-    def __init__(self, categorical: str | Sequence[int | str] = "auto", keep_numeric: bool = False) -> None:
+    def __init__(self, categorical: str | Sequence[int | str] = "auto", keep_numeric: bool = False,
+                 subsets: bool = False) -> None:
         self.categorical = categorical
         self.keep_numeric = keep_numeric
+        self.subsets = subsets
 
     # -- fit -------------------------------------------------------------------
     def fit(self, X) -> "Binarizer":
@@ -213,6 +219,9 @@ class Binarizer:
             else:
                 gaps = keep and bool(_missing_cells(col).any())
                 values = _unique_objects(col[~_missing_cells(col)] if gaps else col)
+                if getattr(self, "subsets", False) and len(values) >= 3:
+                    tests += _subset_tests(i, values, name)
+                    continue
                 if len(values) == 2:
                     values = values[1:]
                 elif len(values) < 2 and not gaps:      # one value and missing ones: a real test
@@ -284,6 +293,9 @@ class Binarizer:
                 if values.dtype == object:            # exact integer thresholds
                     x, values = _exact_pair(x, values)
                 block = x[:, None] > values[None, :]   # one column's tests at once
+            elif kind == "in":
+                block = np.stack([np.any([_equals(col, v) for v in members], axis=0) for members in values],
+                                 axis=1)
             else:
                 block = np.stack([_equals(col, v) for v in values], axis=1)
             if keep:      # a missing category: missing in each of its tests
@@ -344,6 +356,29 @@ def _exact_pair(x: np.ndarray, thresholds: np.ndarray) -> tuple[np.ndarray, np.n
     return x.astype(object), thresholds              # Python compares int and float exactly
 
 
+#: categorical_splits="subsets": a column of m values gives 2^(m-1) - 1 tests,
+#: one per way of splitting its values in two; more values than this are refused
+MAX_SUBSET_VALUES = 12
+
+
+def _subset_tests(column: int, values: list, name: str) -> list[BooleanTest]:
+    """One test per split of ``values`` into two non-empty groups: "x in S"
+    for each non-empty S among the values after the first (the first stays
+    on the "not in" side; a lone value is an "equals" test)."""
+    m = len(values)
+    if m > MAX_SUBSET_VALUES:
+        raise ValueError(f"categorical_splits='subsets': column {name!r} has {m} values, which would be "
+                         f"2^{m - 1} - 1 = {2 ** (m - 1) - 1:,} tests; at most {MAX_SUBSET_VALUES} values "
+                         "(use 'one-vs-rest' for this column's data, or merge rare values)")
+    rest = values[1:]
+    tests = []
+    for mask in range(1, 2 ** (m - 1)):
+        members = tuple(v for k, v in enumerate(rest) if mask >> k & 1)
+        tests.append(BooleanTest(column, "equals", members[0], name) if len(members) == 1
+                     else BooleanTest(column, "in", members, name))
+    return tests
+
+
 def _value_column(col: np.ndarray, name: str) -> np.ndarray:
     """A numeric column as float64, NaN where a value is missing."""
     if col.dtype.kind == "f":
@@ -385,7 +420,7 @@ def _equals(col: np.ndarray, value) -> np.ndarray:
     return np.fromiter((v == value for v in col.tolist()), dtype=bool, count=len(col))
 
 
-def categorical_encoder(X, spec, owner: str) -> "Binarizer | None":
+def categorical_encoder(X, spec, owner: str, subsets: bool = False) -> "Binarizer | None":
     """For the exact tree search: the fitted ``Binarizer(keep_numeric=True)``
     of ``X`` when ``spec`` (scikit-learn's ``categorical_features``:
     "from_dtype", None, column indices or names, or a Boolean mask) makes
@@ -415,7 +450,7 @@ def categorical_encoder(X, spec, owner: str) -> "Binarizer | None":
             categorical = [c.item() if isinstance(c, np.generic) else c for c in mask.tolist()]
         if not categorical:
             return None
-    encoder = fit_binarizer(X, categorical, owner=owner, keep_numeric=True)
+    encoder = fit_binarizer(X, categorical, owner=owner, keep_numeric=True, subsets=subsets)
     if "categorical" not in encoder.column_kinds_:
         return None
     return encoder
@@ -432,12 +467,12 @@ def _has_text(X) -> bool:
     return False
 
 
-def fit_binarizer(X, categorical, *, owner: str, keep_numeric: bool = False) -> Binarizer:
+def fit_binarizer(X, categorical, *, owner: str, keep_numeric: bool = False, subsets: bool = False) -> Binarizer:
     """``Binarizer(categorical, keep_numeric).fit(X)``; a cell that cannot be a
     category value (a dict, a list: unhashable) is refused in scikit-learn's
     words, naming the estimator ``owner`` and the column."""
     try:
-        return Binarizer(categorical, keep_numeric=keep_numeric).fit(X)
+        return Binarizer(categorical, keep_numeric=keep_numeric, subsets=subsets).fit(X)
     except TypeError as exc:
         if not str(exc).startswith("unhashable type"):
             raise

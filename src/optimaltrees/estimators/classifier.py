@@ -100,6 +100,12 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         the rest), searched exactly with the numeric thresholds; the tree
         prints ``colour == red``, and a category unseen in training takes
         the ``!=`` side.  A missing category is a missing value.
+    categorical_splits : {"one-vs-rest", "subsets"}, default="one-vs-rest"
+        "subsets" also searches ``x in {a, b, ...}`` splits: every way of
+        splitting a column's m values in two, 2^(m-1) - 1 tests per column
+        instead of m, exactly, in the same search (the search time grows
+        with the tests: 3 values give 3, 5 give 15, 8 give 127; more than
+        12 values is refused).  An unseen category takes the ``not in`` side.
 
     Missing values (NaN, None, pandas NA) are searched, not imputed: every
     split also chooses the side the rows with a missing value take (both are
@@ -150,6 +156,7 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         callback=None,
         verbose: bool = False,
         categorical_features="from_dtype",
+        categorical_splits: str = "one-vs-rest",
     ) -> None:
         self.max_depth = max_depth
         self.time_limit = time_limit
@@ -163,6 +170,7 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         self.callback = callback
         self.verbose = verbose
         self.categorical_features = categorical_features
+        self.categorical_splits = categorical_splits
 
     _parameter_constraints = {
         "max_depth": [Range(Integral, 0, MAX_SUPPORTED_DEPTH, closed="both")],
@@ -178,6 +186,7 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         "callback": [callable, None],
         "verbose": ["verbose"],
         "categorical_features": [StrOptions({"from_dtype"}), "array-like", None],
+        "categorical_splits": [StrOptions({"one-vs-rest", "subsets"})],
     }
 
     def _check_param_combinations(self) -> None:
@@ -188,7 +197,8 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         """Search for the optimal tree on (X, y); X numeric, y any sortable labels."""
         start = time.perf_counter()
         validate_params(self)
-        encoder = categorical_encoder(X, self.categorical_features, type(self).__name__)
+        encoder = categorical_encoder(X, self.categorical_features, type(self).__name__,
+                                      subsets=self.categorical_splits == "subsets")
         if encoder is None:
             X, y = check_fit_data(self, X, y, allow_nan=True)
         else:
