@@ -27,21 +27,33 @@ def _one_hot(colour: list, levels: list) -> np.ndarray:
     return out
 
 
+def _subset_columns(colour: list, levels: list) -> np.ndarray:
+    """The oracle's view of subset splits: one 0/1 column per subset S of the
+    levels (x in S), every subset, NaN where the category is missing."""
+    import itertools
+
+    subsets = [S for k in range(1, len(levels)) for S in itertools.combinations(levels, k)]
+    out = np.array([[float(c in S) for S in subsets] for c in colour]).reshape(len(colour), len(subsets))
+    out[[c is None for c in colour]] = np.nan
+    return out
+
+
 tables = st.integers(3, 10).flatmap(lambda n: st.tuples(
     st.lists(st.one_of(st.none(), st.sampled_from(LEVELS)), min_size=n, max_size=n),
     st.lists(st.one_of(st.just(math.nan), st.sampled_from([0.0, 1.5, 2.0, -3.0])), min_size=n, max_size=n),
     st.lists(st.integers(0, 2), min_size=n, max_size=n)))
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(tables, st.integers(1, 3))
-def test_categorical_splits_give_the_brute_force_optimum(data, depth):
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(tables, st.integers(1, 3), st.sampled_from(["one-vs-rest", "subsets"]))
+def test_categorical_splits_give_the_brute_force_optimum(data, depth, splits):
     colour, size, y = data
     y = np.array(y)
     frame = pd.DataFrame({"colour": pd.Series(colour, dtype=object), "size": size})
-    clf = OptimalTreeClassifier(max_depth=depth).fit(frame, y)
+    clf = OptimalTreeClassifier(max_depth=depth, categorical_splits=splits).fit(frame, y)
     levels = sorted({c for c in colour if c is not None})
-    X_oracle = np.column_stack([_one_hot(colour, levels), np.array(size)]) if levels else np.array(size)[:, None]
+    view = _subset_columns if splits == "subsets" and len(levels) > 1 else _one_hot
+    X_oracle = np.column_stack([view(colour, levels), np.array(size)]) if levels else np.array(size)[:, None]
     expected = brute_force_objective(X_oracle, np.unique(y, return_inverse=True)[1], depth)
     assert clf.objective_ == pytest.approx(expected)
     assert clf.is_optimal_
@@ -126,33 +138,6 @@ def test_diagrams_take_categorical_columns_too(tmp_path):
     fair = DecisionDiagramClassifier((1, 2), time_limit=10, random_state=0, fairness_ratio=0.5,
                                      sensitive="kind").fit(frame, y)
     assert list(fair.sensitive_levels_) == ["a", "b"]
-
-
-def _subset_columns(colour: list, levels: list) -> np.ndarray:
-    """The oracle's view of subset splits: one 0/1 column per subset S of the
-    levels (x in S), every subset, NaN where the category is missing."""
-    import itertools
-
-    subsets = [S for k in range(1, len(levels)) for S in itertools.combinations(levels, k)]
-    out = np.array([[float(c in S) for S in subsets] for c in colour]).reshape(len(colour), len(subsets))
-    out[[c is None for c in colour]] = np.nan
-    return out
-
-
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(tables, st.integers(1, 2))
-def test_subset_splits_give_the_brute_force_optimum(data, depth):
-    colour, size, y = data
-    y = np.array(y)
-    frame = pd.DataFrame({"colour": pd.Series(colour, dtype=object), "size": size})
-    clf = OptimalTreeClassifier(max_depth=depth, categorical_splits="subsets").fit(frame, y)
-    levels = sorted({c for c in colour if c is not None})
-    X_oracle = np.column_stack([_subset_columns(colour, levels), np.array(size)]) if len(levels) > 1 \
-        else np.column_stack([_one_hot(colour, levels), np.array(size)]) if levels else np.array(size)[:, None]
-    expected = brute_force_objective(X_oracle, np.unique(y, return_inverse=True)[1], depth)
-    assert clf.objective_ == pytest.approx(expected)
-    assert clf.is_optimal_
-    assert clf.train_error_ == int(np.count_nonzero(clf.predict(frame) != y))
 
 
 def test_subset_splits_print_and_refuse_too_many_values(tmp_path):

@@ -266,16 +266,10 @@ def tree_on_inputs(tree: Tree, cols: MissingColumns, X: np.ndarray, y_index: np.
     input's features: a rank threshold becomes the midpoint of the node's
     neighbouring present values (as for any split), the column says where
     missing values go, and the counts are the input rows routed again."""
-    feature, threshold, left, right, value, missing_left = [], [], [], [], [], []
+    out = _TreeArrays(y_index, n_classes)
 
     def emit(node: int, rows: np.ndarray) -> int:
-        idx = len(feature)
-        feature.append(-1)
-        threshold.append(0.0)
-        left.append(-1)
-        right.append(-1)
-        missing_left.append(False)
-        value.append(np.bincount(y_index[rows], minlength=n_classes))
+        idx = out.add(rows)
         j = int(tree.feature[node])
         if j >= 0:
             f, side = int(cols.source[j]), int(cols.side[j])
@@ -289,18 +283,48 @@ def tree_on_inputs(tree: Tree, cols: MissingColumns, X: np.ndarray, y_index: np.
                 t = (-np.inf if below.size == 0 else np.inf if above.size == 0
                      else threshold_between(float(below.max()), float(above.min())))
                 nan_left = side == MISSING_LEFT
-            feature[idx], threshold[idx] = f, t
             lo = emit(int(tree.children_left[node]), rows[go_left])
             hi = emit(int(tree.children_right[node]), rows[~go_left])
-            left[idx], right[idx] = lo, hi
             # no missing value in this feature's training data: the larger child
-            missing_left[idx] = (nan_left if nan_left is not None
-                                 else int(np.count_nonzero(go_left)) >= int(np.count_nonzero(~go_left)))
+            out.split(idx, f, t, lo, hi, nan_left if nan_left is not None
+                      else int(np.count_nonzero(go_left)) >= int(np.count_nonzero(~go_left)))
         return idx
 
     emit(0, np.arange(X.shape[0]))
-    return Tree(feature, threshold, left, right, np.array(value, dtype=np.float64), X.shape[1],
-                missing_left=missing_left, missing_in_training=True)
+    return out.tree(X.shape[1], missing_in_training=True)
+
+
+class _TreeArrays:
+    """The flat arrays of a tree copied out node by node (preorder): each
+    node starts as a leaf with the class counts of its rows."""
+
+    def __init__(self, y_index: np.ndarray, n_classes: int) -> None:
+        self.y_index, self.n_classes = y_index, n_classes
+        self.feature: list[int] = []
+        self.threshold: list[float] = []
+        self.left: list[int] = []
+        self.right: list[int] = []
+        self.missing_left: list[bool] = []
+        self.value: list[np.ndarray] = []
+
+    def add(self, rows: np.ndarray) -> int:
+        self.feature.append(-1)
+        self.threshold.append(0.0)
+        self.left.append(-1)
+        self.right.append(-1)
+        self.missing_left.append(False)
+        self.value.append(np.bincount(self.y_index[rows], minlength=self.n_classes))
+        return len(self.feature) - 1
+
+    def split(self, idx: int, feature: int, threshold: float, left: int, right: int,
+              missing_left: bool = False) -> None:
+        self.feature[idx], self.threshold[idx] = feature, threshold
+        self.left[idx], self.right[idx], self.missing_left[idx] = left, right, missing_left
+
+    def tree(self, n_features: int, missing_in_training: bool = False) -> Tree:
+        return Tree(self.feature, self.threshold, self.left, self.right, np.array(self.value, dtype=np.float64),
+                    n_features, missing_left=self.missing_left if missing_in_training else None,
+                    missing_in_training=missing_in_training)
 
 
 def _leaf_result(X: np.ndarray, y_index: np.ndarray, n_classes: int, start: float, *,
@@ -397,19 +421,10 @@ def _tree_from_pool(pool: np.ndarray, root: int, enc: EncodedFeatures, features:
     in the original feature indices; class counts from the full training data,
     counted as the rows are routed (one pass over the data)."""
     feat_p, lo_p, hi_p, left_p, right_p = pool
-    feature: list[int] = []
-    threshold: list[float] = []
-    left: list[int] = []
-    right: list[int] = []
-    value: list[np.ndarray] = []
+    out = _TreeArrays(y_index, n_classes)
 
     def emit(node: int, rows: np.ndarray) -> int:
-        idx = len(feature)
-        feature.append(-1)
-        threshold.append(0.0)
-        left.append(-1)
-        right.append(-1)
-        value.append(np.bincount(y_index[rows], minlength=n_classes))
+        idx = out.add(rows)
         f = int(feat_p[node])
         if f >= 0:
             column = X[rows, features[f]]
@@ -420,12 +435,10 @@ def _tree_from_pool(pool: np.ndarray, root: int, enc: EncodedFeatures, features:
             above = column[column > lo]
             below = column[column <= lo]
             t = threshold_between(float(below.max()), float(above.min()))
-            feature[idx] = int(features[f])
-            threshold[idx] = t
             go_left = column <= t
-            left[idx] = emit(int(left_p[node]), rows[go_left])
-            right[idx] = emit(int(right_p[node]), rows[~go_left])
+            lo_child = emit(int(left_p[node]), rows[go_left])
+            out.split(idx, int(features[f]), t, lo_child, emit(int(right_p[node]), rows[~go_left]))
         return idx
 
     emit(root, np.arange(X.shape[0]))
-    return Tree(feature, threshold, left, right, np.array(value, dtype=np.float64), X.shape[1])
+    return out.tree(X.shape[1])
