@@ -148,3 +148,17 @@ def test_missing_values_in_a_dataframe():
     clf = _check(frame, y, 1)
     assert clf.train_error_ == 0
     assert "b" in clf.export_text(feature_names=list(frame.columns)) or "a" in clf.export_text()
+
+
+def test_max_gap_and_time_limits_hold_with_missing_values():
+    rng = np.random.default_rng(7)
+    for trial in range(10):
+        X = rng.integers(0, 4, size=(12, 3)).astype(float)
+        X[rng.random(X.shape) < 0.3] = np.nan
+        y = rng.integers(0, 3, size=12)
+        best = brute_force_objective(X, np.unique(y, return_inverse=True)[1], 2)
+        clf = OptimalTreeClassifier(max_depth=2, max_gap=0.1).fit(X, y)
+        assert best - 1e-9 <= clf.objective_ <= best + 0.1 * 12 + 1e-9
+        assert clf.lower_bound_ <= best + 1e-9
+        timed = OptimalTreeClassifier(max_depth=2, time_limit=30).fit(X, y)     # the greedy start path
+        assert timed.objective_ == pytest.approx(best)
