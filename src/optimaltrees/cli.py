@@ -231,12 +231,13 @@ def check_output(flag: str, path: str | None, *, picture: bool = False, make_par
 
 # ------------------------------------------------------------------ commands
 
-def _read(path: str, label, header, args=None, allow_missing: bool = False):
+def _read(path: str, label, header, args=None, allow_missing: bool = False, text_columns=()):
     from optimaltrees.data.tables import read_table
 
     try:
         return read_table(path, label=label, header=header, missing=getattr(args, "missing", None),
-                          decimal=getattr(args, "decimal", None), allow_missing=allow_missing)
+                          decimal=getattr(args, "decimal", None), allow_missing=allow_missing,
+                          text_columns=text_columns)
     except (FileNotFoundError, ValueError) as exc:
         message = str(exc)
         if "has missing values" in message:
@@ -400,7 +401,11 @@ def cmd_predict(args) -> int:
     check_output("--out", args.out)
     model, trained_label, columns = _load(args.model)
     gaps = model.summary_.method == "tree"          # trees route missing values
-    table = _read(args.data, args.label, args.header, args, allow_missing=gaps)
+    # the model's categories stay text ("1" is a category, not the number 1)
+    encoder = getattr(model, "encoder_", None) or getattr(model, "binarizer_", None)
+    text = [] if encoder is None else [name for name, kind in zip(encoder.column_names_, encoder.column_kinds_)
+                                       if kind == "categorical"]
+    table = _read(args.data, args.label, args.header, args, allow_missing=gaps, text_columns=text)
     X = table.X
     truth = None
     n_in = model.n_features_in_
@@ -408,7 +413,7 @@ def cmd_predict(args) -> int:
         truth = table.y
     elif (len(X.columns) + 1 == (len(columns) if columns is not None else n_in)):
         # the reader took a feature for the label: the file has no label column
-        table = _read(args.data, False, args.header, args, allow_missing=gaps)
+        table = _read(args.data, False, args.header, args, allow_missing=gaps, text_columns=text)
         X = table.X
     if columns is not None and set(columns) <= set(map(str, X.columns)):
         X = X[columns]

@@ -53,7 +53,10 @@ from optimaltrees.model.summary import METHODS, FitSummary
 from optimaltrees.model.tree import Tree
 
 FORMAT = "optimaltrees-model"
-VERSION = 1
+VERSION = 2
+#: versions this library reads: 1 had no missing values (trees route NaN to
+#: the larger child) and no categorical encoders
+READS = (1, 2)
 _PACKAGE = "optimaltrees."
 
 #: Larger files are refused unread.  A depth-20 perfect tree (2 million nodes)
@@ -637,7 +640,8 @@ def _params(cls, params, model) -> None:
     unknown = sorted(set(params) - known)
     if unknown:
         raise ValueError(f"params: {cls.__name__} has no parameter {unknown[0]!r}")
-    model.set_params(**{k: _plain(v, f"params.{k}") for k, v in params.items()})
+    # categorical_features may be a list, a Boolean mask or an array of columns
+    model.set_params(**{k: _plain(v, f"params.{k}", arrays=k == "categorical_features") for k, v in params.items()})
     try:
         validate_params(model)
     except (TypeError, ValueError) as exc:
@@ -754,8 +758,9 @@ def _check_nesting(data) -> None:
 def _model_from_dict(data):
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError("not an optimaltrees model file (no 'format': 'optimaltrees-model' entry)")
-    if data.get("version") != VERSION or isinstance(data.get("version"), bool):
-        raise ValueError(f"model file version {_describe(data.get('version'))}; this optimaltrees reads {VERSION}")
+    if data.get("version") not in READS or isinstance(data.get("version"), bool):
+        raise ValueError(f"model file version {_describe(data.get('version'))}; this optimaltrees reads "
+                         f"{' and '.join(map(str, READS))}")
     unknown = sorted(set(data) - {"format", "version", "estimator", "params", "fitted", "metadata"})
     if unknown:
         raise ValueError(f"model file has unknown top-level entries {unknown[:5]}")

@@ -24,7 +24,7 @@ from typing import Sequence
 import numpy as np
 
 from optimaltrees.model.diagram import DecisionDiagram
-from optimaltrees.model.export import format_threshold
+from optimaltrees.model.export import format_threshold, split_texts
 from optimaltrees.model.tree import Tree
 from optimaltrees._optional import require
 
@@ -149,10 +149,9 @@ def _tree_texts(tree: Tree, fname, cname, split_labels, sideways: bool) -> dict[
             n, label = int(counts.sum()), int(counts.argmax())
             rows = f"n = {n}, err = {n - int(counts.max())}"
             out[node] = (f"class {cname(label)} ({rows})" if sideways else f"class {cname(label)}\n{rows}", True)
-        elif split_labels is not None:
-            out[node] = (split_labels[f][1], False)
         else:
-            out[node] = (f"{fname(f)} > {format_threshold(tree.threshold[node])}", False)
+            out[node] = (split_texts(tree, node, fname(f), None if split_labels is None else split_labels[f])[1],
+                         False)
     return out
 
 

@@ -222,3 +222,18 @@ def test_a_tree_fit_reads_missing_values_and_says_where_they_go(tmp_path, capsys
     assert "size is missing" in out and "training accuracy: 1.0000" in out
     assert main(["predict", model, str(path)]) == 0
     assert capsys.readouterr().out.split() == [str(int(i % 3 == 0)) for i in range(12)]
+
+
+def test_predict_keeps_a_models_number_like_categories_as_text(tmp_path, capsys):
+    """Trained on codes 1, 2, A, B (text), predicted on a file of 1s and 2s
+    only (which alone would read as numbers): the categories still match."""
+    path = tmp_path / "codes.csv"
+    rows = [f"{c},{int(c == '1')}" for c in ["1", "2", "A", "B"] * 4]
+    path.write_text("code,y\n" + "\n".join(rows) + "\n")
+    model = str(tmp_path / "m.json")
+    assert main(["fit", str(path), "--depth", "1", "--out", model]) == 0
+    assert "code == 1" in capsys.readouterr().out
+    new = tmp_path / "new.csv"
+    new.write_text("code,y\n1,1\n2,0\n1,1\n")
+    assert main(["predict", model, str(new)]) == 0
+    assert capsys.readouterr().out.split() == ["1", "0", "1"]

@@ -153,3 +153,37 @@ def test_subset_splits_print_and_refuse_too_many_values(tmp_path):
     many = pd.DataFrame({"c": [f"v{i}" for i in range(13)], "x": np.arange(13.0)})
     with pytest.raises(ValueError, match="13 values"):
         OptimalTreeClassifier(categorical_splits="subsets").fit(many, np.arange(13) % 2)
+
+
+def test_review_cases_missing_categories_nullable_dtypes_constant_columns(tmp_path):
+    """Found in review: each once printed, crashed or saved wrongly."""
+    # a category split that is really "missing against present" says so
+    frame = pd.DataFrame({"c": ["a", "a", "b", "b", None, None]})
+    clf = OptimalTreeClassifier(max_depth=1).fit(frame, [0, 0, 0, 0, 1, 1])
+    assert "c is missing" in clf.export_text() and "c is present" in clf.export_text()
+    assert clf.predict(pd.DataFrame({"c": ["a", None]})).tolist() == [0, 1]
+    # pandas' nullable text with NA, at fit and at predict
+    frame = pd.DataFrame({"c": pd.array(["a", "b", None, "a", "b"], dtype="string"), "x": [1.0, 2, 3, 4, 5]})
+    clf = OptimalTreeClassifier(max_depth=2).fit(frame, [0, 1, 1, 0, 1])
+    assert clf.encoder_ is not None and clf.train_error_ == 0
+    new = pd.DataFrame({"c": pd.array([pd.NA, "a"], dtype="string"), "x": [1.0, 1.0]})
+    assert clf.predict(new).shape == (2,)
+    # a column that allows no split fits a leaf, not a "0 features" error
+    for frame in (pd.DataFrame({"c": ["a"] * 5}), pd.DataFrame({"c": [None] * 5}, dtype=object)):
+        assert OptimalTreeClassifier().fit(frame, [0, 1, 0, 1, 1]).tree_.node_count == 1
+    # categorical_features as an array (a Boolean mask) survives a model file
+    frame, y = _shop()
+    clf = OptimalTreeClassifier(max_depth=1, categorical_features=np.array([True, False, True])).fit(frame, y)
+    save_model(clf, tmp_path / "mask.json")
+    assert load_model(tmp_path / "mask.json").predict(frame).tolist() == clf.predict(frame).tolist()
+
+
+def test_trees_with_encoders_and_missing_values_draw(tmp_path):
+    pytest.importorskip("matplotlib")
+    from optimaltrees.plot import plot_model
+
+    frame = pd.DataFrame({"b": [True, False] * 4, "x": [1.0, 2, 3, 4, 5, 6, 7, 8], "c": list("aabbabab")})
+    y = [0, 0, 0, 1, 1, 1, 1, 0]
+    plot_model(OptimalTreeClassifier(max_depth=2).fit(frame, y))
+    frame.loc[0, "x"] = np.nan
+    plot_model(OptimalTreeClassifier(max_depth=2).fit(frame, y))

@@ -162,3 +162,22 @@ def test_max_gap_and_time_limits_hold_with_missing_values():
         assert clf.lower_bound_ <= best + 1e-9
         timed = OptimalTreeClassifier(max_depth=2, time_limit=30).fit(X, y)     # the greedy start path
         assert timed.objective_ == pytest.approx(best)
+
+
+def test_model_file_versions_and_malformed_trees():
+    import json
+
+    from optimaltrees.io import model_from_dict, model_to_dict
+    from optimaltrees.model.tree import Tree
+
+    clf = OptimalTreeClassifier(max_depth=1).fit(np.array([[0.0], [1.0], [np.nan]]), [0, 1, 1])
+    doc = json.loads(json.dumps(model_to_dict(clf)))
+    assert doc["version"] == 2
+    doc["version"] = 1                  # files before missing values load (their trees have no NaN)
+    assert model_from_dict(doc).predict(np.array([[np.nan]])).tolist() == [1]
+    doc["version"] = 3
+    with pytest.raises(ValueError, match="version int 3; this optimaltrees reads 1 and 2"):
+        model_from_dict(doc)
+    # children out of range: the structure checks speak, not an IndexError
+    tree = Tree([0, -1, -1], [0.5, 0, 0], [1, -1, -1], [7, -1, -1], np.ones((3, 2)), 1)
+    assert not tree.missing_left.any()

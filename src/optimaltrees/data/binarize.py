@@ -88,7 +88,8 @@ def _as_columns(X, allow_missing: bool = False) -> tuple[list[np.ndarray], list[
         for i in range(X.shape[1]):
             s = X.iloc[:, i]
             is_cat = str(s.dtype) == "category"
-            pandas_categorical.append(is_cat or s.dtype == object or str(s.dtype) in ("string", "bool"))
+            pandas_categorical.append(is_cat or s.dtype == object or str(s.dtype) in ("string", "str", "bool")
+                                      or _pd_text(s))
             if allow_missing and not is_cat and pd_numeric(s):
                 cols.append(s.to_numpy(dtype=np.float64, na_value=np.nan))   # nullable ints and floats: NaN
             else:
@@ -108,6 +109,13 @@ def _as_columns(X, allow_missing: bool = False) -> tuple[list[np.ndarray], list[
             "array.reshape(-1, 1) if your data has a single feature or array.reshape(1, -1) "
             "if it contains a single sample.")
     return [arr[:, i] for i in range(arr.shape[1])], None, [False] * arr.shape[1]
+
+
+def _pd_text(series) -> bool:
+    """A pandas text column (object, "string", pandas 3's "str")."""
+    import pandas as pd
+
+    return pd.api.types.is_string_dtype(series.dtype) and not pd.api.types.is_numeric_dtype(series.dtype)
 
 
 def pd_numeric(series) -> bool:
@@ -224,7 +232,12 @@ class Binarizer:
                     continue
                 if len(values) == 2:
                     values = values[1:]
-                elif len(values) < 2 and not gaps:      # one value and missing ones: a real test
+                elif len(values) < 2 and keep:
+                    # a constant test (the search drops it) keeps every column represented,
+                    # so data that allows no split still fits a leaf; with missing values
+                    # it is a real test (missing against the one value)
+                    values = values or [None]
+                elif len(values) < 2:
                     values = []
                 tests += [BooleanTest(i, "equals", v, name) for v in values]
         self.tests_ = tests
@@ -415,9 +428,10 @@ def _unique_objects(col: np.ndarray) -> list:
 
 
 def _equals(col: np.ndarray, value) -> np.ndarray:
+    """Cells equal to ``value``; a missing cell (NaN, None, pandas NA) equals nothing."""
     if col.dtype.kind in "biuf" and isinstance(value, (int, float, np.number)):
         return col == value
-    return np.fromiter((v == value for v in col.tolist()), dtype=bool, count=len(col))
+    return np.fromiter((not is_missing(v) and bool(v == value) for v in col.tolist()), dtype=bool, count=len(col))
 
 
 def categorical_encoder(X, spec, owner: str, subsets: bool = False) -> "Binarizer | None":
@@ -434,8 +448,8 @@ def categorical_encoder(X, spec, owner: str, subsets: bool = False) -> "Binarize
         if type(X) is np.ndarray and X.dtype.kind in "biuf":
             return None
         if hasattr(X, "columns") and hasattr(X, "iloc"):
-            if all(pd_numeric(X.iloc[:, i]) for i in range(X.shape[1])):
-                return None
+            if all(pd_numeric(X.iloc[:, i]) or X.iloc[:, i].dtype == bool for i in range(X.shape[1])):
+                return None       # 0/1 and numbers: the plain path, as before categories were searched
         elif not _has_text(X):
             return None
         categorical = "auto"

@@ -139,13 +139,16 @@ def _first_lines(text: str, count: int) -> list[tuple[int, str, int]]:
 
 
 def read_table(path: str | Path, label: str | int | bool | None = None, header: bool | None = None, *,
-               missing=None, decimal: str | None = None, allow_missing: bool = False) -> Table:
+               missing=None, decimal: str | None = None, allow_missing: bool = False,
+               text_columns=()) -> Table:
     """Read ``path`` into features and labels (see the module docstring);
     ``label=False``: the file has no label column.  ``missing``: the tokens
     that mean a missing value (default :data:`MISSING`); ``decimal``: ``","``
     or ``"."`` for every numeric column, None to detect decimal commas.
     ``allow_missing``: a missing feature value is NaN (numeric column) or
-    missing (text column) instead of an error; a missing label stays one."""
+    missing (text column) instead of an error; a missing label stays one.
+    ``text_columns``: names of columns kept as text even when every value
+    parses as a number (a model's categories, e.g. codes "1", "2", "A")."""
     import pandas as pd
 
     path = Path(path)
@@ -190,15 +193,17 @@ def read_table(path: str | Path, label: str | int | bool | None = None, header: 
     # (a file whose user says "" is a value gets its empty cells back below)
     na = sorted(missing | {""})
     columns = list(range(width)) + [_EXTRA]
+    as_text = {k for k, name in enumerate(names) if name in set(text_columns)}
     options = dict(sep=sep if sep else r"\s+", header=None, names=columns, index_col=False,
                    na_values={k: na for k in columns}, keep_default_na=False,
                    skipinitialspace=True, skip_blank_lines=True, engine="c", low_memory=False,
-                   quoting=csv.QUOTE_MINIMAL if sep else csv.QUOTE_NONE, dtype={_EXTRA: object})
+                   quoting=csv.QUOTE_MINIMAL if sep else csv.QUOTE_NONE,
+                   dtype={_EXTRA: object, **{k: str for k in as_text}})
     try:
         df = pd.read_csv(io.StringIO(body), **options)
         bools = [k for k in range(width) if pd.api.types.is_bool_dtype(df[k])]
         if bools:   # pandas reads true/false words as booleans: keep them as the words they are
-            df = pd.read_csv(io.StringIO(body), **dict(options, dtype={_EXTRA: object, **{k: str for k in bools}}))
+            df = pd.read_csv(io.StringIO(body), **dict(options, dtype={_EXTRA: object, **{k: str for k in {*bools, *as_text}}}))
     except pd.errors.ParserError as exc:
         _check_widths(*data_lines(), sep, width, path)      # names the first bad line
         raise ValueError(f"{path}: cannot be read as a table ({exc})") from None
@@ -247,11 +252,11 @@ def read_table(path: str | Path, label: str | int | bool | None = None, header: 
         uniques = np.array([str(u).strip() for u in uniques], dtype=object)
         numbers = _as_numbers(pd.Series(uniques, dtype=object), sep, decimal).to_numpy(dtype=np.float64)
         parsed = ~np.isnan(numbers)[codes[present]]
-        if parsed.all():
+        if parsed.all() and k not in as_text:
             out = np.full(len(codes), np.nan)
             out[present] = numbers[codes[present]]
             cols[name] = out
-        elif parsed.sum() > 0.9 * len(parsed) and k != j:
+        elif parsed.sum() > 0.9 * len(parsed) and k != j and k not in as_text:
             bad = int(np.flatnonzero(present)[np.flatnonzero(~parsed)[0]])
             raise ValueError(f"{path}, line {line_of([bad])[0]}: {uniques[codes[bad]]!r} in column {name!r}, "
                              "whose other values are numbers")

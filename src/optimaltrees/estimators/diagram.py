@@ -386,8 +386,11 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         if encoder is None:
             return check_predict_data(self, X)
         X = encoder.transform(X, owner=type(self).__name__)
-        if np.isnan(X).any():
-            raise ValueError(f"Input X contains NaN. {type(self).__name__} does not accept missing values.")
+        gaps = np.isnan(X).any(axis=0)
+        if gaps.any():
+            names = sorted({encoder.tests_[j].name for j in np.flatnonzero(gaps)})
+            raise ValueError(f"Input X contains NaN (missing values) in column(s) {names}. "
+                             f"{type(self).__name__} does not accept missing values.")
         return X
 
     def predict(self, X) -> np.ndarray:

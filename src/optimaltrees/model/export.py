@@ -66,10 +66,8 @@ def export_text(
         if f < 0:
             lines.append(leaf_line(node, indent))
             continue
-        if split_labels is not None and split_labels[f] is not None:
-            left_text, right_text = split_labels[f]
-        else:
-            left_text, right_text = _split_texts(tree, node, fname(f), " >  ")
+        left_text, right_text = split_texts(tree, node, fname(f),
+                                            None if split_labels is None else split_labels[f], " >  ")
         stack += [(int(tree.children_right[node]), indent + "|   "), f"{indent}|--- {right_text}",
                   (int(tree.children_left[node]), indent + "|   "), f"{indent}|--- {left_text}"]
     return "\n".join(lines) + "\n"
@@ -133,11 +131,18 @@ def export_diagram_dot(diagram, feature_names: Sequence[str] | None = None,
     return "\n".join(out)
 
 
-def _split_texts(tree: Tree, node: int, name: str, greater: str) -> tuple[str, str]:
-    """(left, right) texts of a split; a tree fitted on data with missing
-    values also says which side they take."""
+def split_texts(tree: Tree, node: int, name: str, labels: tuple[str, str] | None = None,
+                greater: str = " > ") -> tuple[str, str]:
+    """(left, right) texts of the split at ``node`` on a column called
+    ``name``: ``labels`` when the column is a yes/no test ("colour != red",
+    "colour == red"), else "name <= t" / "name > t".  A tree fitted on data
+    with missing values also says which side they take, and a split of
+    missing from present values says just that."""
     t = float(tree.threshold[node])
-    left, right = f"{name} <= {format_threshold(t)}", f"{name}{greater}{format_threshold(t)}"
+    if labels is not None:
+        left, right = labels
+    else:
+        left, right = f"{name} <= {format_threshold(t)}", f"{name}{greater}{format_threshold(t)}"
     if not tree.missing_in_training:
         return left, right
     if bool(tree.missing_left[node]):
@@ -163,8 +168,7 @@ def export_tree_dot(tree: Tree, feature_names: Sequence[str] | None = None,
             label = f"{cname(int(counts.argmax()))}\\nn = {n}, errors = {n - int(counts.max())}"
             out.append(f'  n{node} [shape=ellipse, style=filled, fillcolor="#eeeeee", label="{label}"];')
             continue
-        text = (split_labels[f][1] if split_labels is not None and split_labels[f] is not None
-                else _split_texts(tree, node, fname(f), " > ")[1])
+        text = split_texts(tree, node, fname(f), None if split_labels is None else split_labels[f])[1]
         out.append(f'  n{node} [shape=box, label="{text.replace(chr(34), chr(39))}"];')
         nan_left = tree.missing_in_training and bool(tree.missing_left[node])
         nan_right = tree.missing_in_training and not nan_left

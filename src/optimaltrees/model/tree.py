@@ -57,6 +57,9 @@ class Tree:
         split = self.feature >= 0
         n = self.value.sum(axis=1)
         out = np.zeros(self.feature.shape, dtype=bool)
+        kids = np.concatenate([self.children_left[split], self.children_right[split]])
+        if kids.size and (kids.min() < 0 or kids.max() >= len(n)):
+            return out            # not a tree: the structure checks say so, not an IndexError here
         out[split] = n[self.children_left[split]] >= n[self.children_right[split]]
         return out
 

@@ -88,7 +88,7 @@ def search_tree(
                              clock_start=start, trace_trees=trace_trees, greedy_start=greedy_start)
         result.tree = tree_on_inputs(result.tree, nan_columns, X, y_index, n_classes)
         result.trace_trees = [tree_on_inputs(t, nan_columns, X, y_index, n_classes) for t in result.trace_trees]
-        result.stats["missing_value_columns"] = int(np.count_nonzero(nan_columns.side != NO_MISSING))
+        result.stats["features_with_missing_values"] = int(np.count_nonzero(nan_columns.side == MISSING_LEFT))
         return result
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown search strategy {strategy!r}; expected one of {tuple(STRATEGIES)}")
