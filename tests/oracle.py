@@ -45,13 +45,19 @@ def _as_arrays(X, y):
     return X, y
 
 
-def brute_force_objective(X, y, depth, cost_per_node=0.0, min_samples_leaf=1):
+def brute_force_objective(X, y, depth, cost_per_node=0.0, min_samples_leaf=1, sample_weight=None):
     """Optimal objective value by exhaustive enumeration.
 
     Returns ``math.inf`` when no tree satisfies ``min_samples_leaf`` (only
-    possible when ``len(y) < min_samples_leaf``).
+    possible when ``len(y) < min_samples_leaf``).  With ``sample_weight`` a
+    leaf's error is the weight of its rows outside the majority (by weight),
+    and rows of weight 0 do not exist.
     """
     X, y = _as_arrays(X, y)
+    if sample_weight is not None:
+        sample_weight = np.asarray(sample_weight, dtype=np.float64)
+        keep = sample_weight > 0
+        X, y, sample_weight = X[keep], y[keep], sample_weight[keep]
     n, n_features = X.shape
     if n > 62:
         raise ValueError("brute force oracle is meant for tiny data only")
@@ -86,11 +92,16 @@ def brute_force_objective(X, y, depth, cost_per_node=0.0, min_samples_leaf=1):
             masks += [m] if nan == 0 else [m, m | nan]
         le_masks.append(masks)
 
+    def weight_of(mask):
+        if sample_weight is None:
+            return mask.bit_count()
+        return math.fsum(float(sample_weight[i]) for i in range(n) if mask >> i & 1)
+
     def leaf_cost(mask):
         size = mask.bit_count()
         if size < min_samples_leaf:
             return INFEASIBLE
-        return size - max((mask & cm).bit_count() for cm in class_masks)
+        return weight_of(mask) - max(weight_of(mask & cm) for cm in class_masks)
 
     @lru_cache(maxsize=None)
     def best(mask, d):
@@ -190,11 +201,20 @@ def leaf_sizes(tree, X):
     return sizes
 
 
-def recompute_error(tree, X, y):
+def recompute_error(tree, X, y, sample_weight=None):
     """Training misclassifications of ``tree`` on (X, y) when every leaf
-    predicts the majority label of the training rows reaching it."""
+    predicts the majority label of the training rows reaching it (with
+    ``sample_weight``: the misclassified weight, majority by weight)."""
     y = np.asarray(y)
     leaves = route(tree, X)
+    if sample_weight is not None:
+        w = np.asarray(sample_weight, dtype=np.float64)
+        total = 0.0
+        for leaf in np.unique(leaves):
+            here = leaves == leaf
+            by_class = [w[here & (y == c)].sum() for c in np.unique(y[here])]
+            total += w[here].sum() - max(by_class)
+        return float(total)
     errors = 0
     for leaf in np.unique(leaves):
         labels = y[leaves == leaf]
@@ -323,13 +343,18 @@ def diagram_split_masks(X: np.ndarray) -> list[np.ndarray]:
     return [np.array(m) for m in sorted(masks)]
 
 
-def brute_force_diagram(X, y, widths, alpha, *, tree=False, min_flow=0.0, max_nodes=None) -> float:
+def brute_force_diagram(X, y, widths, alpha, *, tree=False, min_flow=0.0, max_nodes=None,
+                        sample_weight=None) -> float:
     """Least objective over every univariate diagram on the skeleton: each used
     node picks a partition and two distinct targets among the next layer's
     nodes and the class terminals; a non-root node is used iff an arc enters
     it.  Only diagrams whose used non-root nodes each carry >= min_flow rows,
-    with at most max_nodes nodes (and no merges with ``tree``); inf when none."""
+    with at most max_nodes nodes (and no merges with ``tree``); inf when none.
+    With ``sample_weight`` errors and flows are weights, the error rate the
+    misclassified share of the total weight."""
     K, n = int(y.max()) + 1, len(y)
+    w = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    total = float(w.sum())
     masks = diagram_split_masks(X)
     starts = np.concatenate([[0], np.cumsum(widths)])
     m = int(starts[-1])
@@ -349,16 +374,16 @@ def brute_force_diagram(X, y, widths, alpha, *, tree=False, min_flow=0.0, max_no
         for i in range(n):
             u = 0
             while True:
-                flow[u] += 1
+                flow[u] += w[i]
                 mask, neg, pos = nodes[u]
                 t = pos if mask[i] else neg
                 if isinstance(t, tuple):
-                    errors += t[1] != y[i]
+                    errors += w[i] * (t[1] != y[i])
                     break
                 u = t
-        if any(flow[u] < min_flow for u in nodes if u):
+        if any(flow[u] < min_flow - 1e-9 for u in nodes if u):
             return
-        best = min(best, errors / n + price * (len(nodes) - 1))
+        best = min(best, errors / total + price * (len(nodes) - 1))
 
     def place(layer, active, nodes):
         if not active:

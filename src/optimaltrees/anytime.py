@@ -17,10 +17,10 @@ from typing import Iterable, Sequence
 class TracePoint:
     """One step of the anytime trace: after ``time`` seconds the best tree makes
     ``error`` training errors (objective ``objective``) and no tree can beat
-    ``lower_bound``."""
+    ``lower_bound``.  With sample weights, errors are summed weights (a float)."""
 
     time: float
-    error: int
+    error: int | float
     objective: float
     lower_bound: float
 

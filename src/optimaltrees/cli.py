@@ -79,6 +79,11 @@ def _fit_parser(sub) -> None:
                      "named y/label/class/target, else the first column of a whitespace file, else the last")
     p.add_argument("--drop", nargs="+", action="extend", default=[], metavar="COLUMN",
                    help="columns that are not features (an identifier, a name)")
+    p.add_argument("--weight", metavar="COLUMN",
+                   help="a numeric column of sample weights (>= 0; not a feature): errors are weighted")
+    p.add_argument("--class-weight", choices=("balanced",),
+                   help="balanced: weigh each class by rows / (classes x its rows), so the optimum "
+                        "maximises balanced accuracy")
     p.add_argument("--method", choices=METHODS, default="tree",
                    help="tree: optimal tree of bounded depth (ConTree search, default); sat: smallest "
                         "perfect tree by SAT; diagram: optimal decision diagram by MILP")
@@ -251,9 +256,11 @@ def _estimator(args):
     if args.method == "tree":
         return OptimalTreeClassifier(max_depth=3 if args.depth is None else args.depth,
                                      time_limit=args.time_limit, search=args.strategy, schedule=args.schedule,
-                                     verbose=args.verbose)
+                                     verbose=args.verbose, class_weight=args.class_weight)
     # the estimators' own defaults unless --time-limit is given
     limit = {} if args.time_limit is None else {"time_limit": args.time_limit}
+    if args.class_weight is not None:
+        limit["class_weight"] = args.class_weight
     if args.method == "sat":
         return SATTreeClassifier(args.objective, max_depth=args.depth, verbose=args.verbose, **limit)
     try:
@@ -285,14 +292,14 @@ def _warn_id_like(table) -> None:
                      f"feature, leave it out with --drop {shlex.quote(name)}")
 
 
-def _fit(model, X, y) -> None:
+def _fit(model, X, y, sample_weight=None) -> None:
     """model.fit, with its errors and warnings in the command line's words."""
     import warnings
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            model.fit(X, y)
+            model.fit(X, y) if sample_weight is None else model.fit(X, y, sample_weight=sample_weight)
         except (ValueError, TypeError) as exc:
             raise CliError(flag_words(str(exc))) from None
     seen = set()
@@ -305,16 +312,35 @@ def _fit(model, X, y) -> None:
             _warn("fit", text)
 
 
-def _status_lines(model, X, y) -> list[str]:
+def _status_lines(model, X, y, weight=None) -> list[str]:
     import numpy as np
 
     pred = model.predict(X)
     acc = float(np.mean(pred == y))
     errors = int(np.sum(pred != y))
     summary = model.summary_
-    return [f"training accuracy: {acc:.4f} ({errors} errors of {len(y)} rows)",
-            summary.describe(),
-            f"fit time: {summary.fit_seconds:.3f} s"]
+    lines = [f"training accuracy: {acc:.4f} ({errors} errors of {len(y)} rows)"]
+    if weight is not None:
+        lines.append(f"weighted training error: {float(weight[pred != y].sum()):.6g} of {float(weight.sum()):.6g}")
+    return lines + [summary.describe(), f"fit time: {summary.fit_seconds:.3f} s"]
+
+
+def _weight_column(table, name: str | None):
+    """The --weight column as numbers, taken out of the features (None without --weight)."""
+    import numpy as np
+    import pandas as pd
+
+    if name is None:
+        return None
+    if name not in table.X.columns:
+        raise CliError(f"--weight: no column named {name!r}; the columns are {', '.join(table.feature_names)}")
+    values = pd.to_numeric(table.X[name], errors="coerce").to_numpy(dtype=np.float64)
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:
+        raise CliError(f"--weight {name}: row {int(bad[0]) + 1} holds {table.X[name].iloc[bad[0]]!r}, not a "
+                       f"finite number ({bad.size} such rows); every row needs a weight >= 0")
+    table.X = table.X.drop(columns=[name])
+    return values
 
 
 def _draw(model, path: str, X=None) -> None:
@@ -353,14 +379,15 @@ def cmd_fit(args) -> int:
         raise CliError(f"--drop: no feature column named {', '.join(map(repr, unknown))}; the feature columns "
                        f"are {', '.join(table.feature_names)}")
     table.X = table.X.drop(columns=args.drop)
+    weight = _weight_column(table, args.weight)
     if table.X.shape[1] == 0:
-        raise CliError("--drop leaves no feature column")
+        raise CliError("--drop and --weight leave no feature column" if args.weight else "--drop leaves no feature column")
     _warn_id_like(table)
     model = _estimator(args)
     X = _inputs(args.method, table)
-    _fit(model, X, table.y)
+    _fit(model, X, table.y, weight)
     print(model.export_text())
-    print("\n".join(_status_lines(model, X, table.y)))
+    print("\n".join(_status_lines(model, X, table.y, weight)))
     if args.out:
         from optimaltrees.io import save_model
 

@@ -53,10 +53,11 @@ from optimaltrees.model.summary import METHODS, FitSummary
 from optimaltrees.model.tree import Tree
 
 FORMAT = "optimaltrees-model"
-VERSION = 2
+VERSION = 3
 #: versions this library reads: 1 had no missing values (trees route NaN to
-#: the larger child) and no categorical encoders
-READS = (1, 2)
+#: the larger child) and no categorical encoders; 2 had no sample weights (tree
+#: values are counts)
+READS = (1, 2, 3)
 _PACKAGE = "optimaltrees."
 
 #: Larger files are refused unread.  A depth-20 perfect tree (2 million nodes)
@@ -430,7 +431,8 @@ def _state(value, where: str, name: str, fields: tuple[str, ...], optional: tupl
 def _tree(value, where: str) -> Tree:
     """Arrays only; the structure is checked with the estimator's sizes (``_check_fitted``)."""
     s = _state(value, where, _TREE, ("feature", "threshold", "children_left", "children_right",
-                                     "value", "n_features"), optional=("missing_left", "missing_in_training"))
+                                     "value", "n_features"),
+               optional=("missing_left", "missing_in_training", "weighted"))
     fields = dict(feature=_array(s["feature"], f"{where}.feature", "iu"),
                   threshold=_array(s["threshold"], f"{where}.threshold", "iuf"),
                   children_left=_array(s["children_left"], f"{where}.children_left", "iu"),
@@ -444,6 +446,10 @@ def _tree(value, where: str) -> Tree:
             raise ValueError(f"{where}.missing_in_training: expected true or false, "
                              f"got {_describe(s['missing_in_training'])}")
         fields["missing_in_training"] = s["missing_in_training"]
+    if "weighted" in s:
+        if not isinstance(s["weighted"], bool):
+            raise ValueError(f"{where}.weighted: expected true or false, got {_describe(s['weighted'])}")
+        fields["weighted"] = s["weighted"]
     try:
         return Tree(**fields)
     except ValueError as exc:
@@ -597,6 +603,16 @@ def _non_negative(value, where: str) -> int:
     return _integer(value, where, 0)
 
 
+def _errors(value, where: str) -> int | float:
+    """Training errors: a count, or a misclassified weight (a fit with sample weights)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return _integer(value, where, 0)
+    value = _real(value, where)
+    if not 0 <= value < float("inf"):
+        raise ValueError(f"{where}: expected a finite number >= 0, got {value!r}")
+    return value
+
+
 #: The estimators a model file may name, and per estimator every fitted
 #: attribute a file may set, with its decoder.  A new fitted attribute must
 #: be added here, or models that have it will not load.
@@ -606,7 +622,7 @@ _ESTIMATORS = {
     "optimaltrees.estimators.diagram:DecisionDiagramClassifier": DecisionDiagramClassifier,
 }
 _COMMON = {"classes_": _labels, "n_features_in_": _size, "feature_names_in_": _names,
-           "train_error_": _non_negative, "is_optimal_": _boolean, "fit_time_": _real,
+           "train_error_": _errors, "is_optimal_": _boolean, "fit_time_": _real,
            "stats_": _stats, "summary_": _summary, "gap_": _real}
 _FITTED = {
     OptimalTreeClassifier: {
@@ -760,7 +776,7 @@ def _model_from_dict(data):
         raise ValueError("not an optimaltrees model file (no 'format': 'optimaltrees-model' entry)")
     if data.get("version") not in READS or isinstance(data.get("version"), bool):
         raise ValueError(f"model file version {_describe(data.get('version'))}; this optimaltrees reads "
-                         f"{' and '.join(map(str, READS))}")
+                         f"{', '.join(map(str, READS[:-1]))} and {READS[-1]}")
     unknown = sorted(set(data) - {"format", "version", "estimator", "params", "fitted", "metadata"})
     if unknown:
         raise ValueError(f"model file has unknown top-level entries {unknown[:5]}")

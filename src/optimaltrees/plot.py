@@ -24,7 +24,7 @@ from typing import Sequence
 import numpy as np
 
 from optimaltrees.model.diagram import DecisionDiagram
-from optimaltrees.model.export import format_threshold, split_texts
+from optimaltrees.model.export import format_threshold, leaf_counts, split_texts
 from optimaltrees.model.tree import Tree
 from optimaltrees._optional import require
 
@@ -145,9 +145,8 @@ def _tree_texts(tree: Tree, fname, cname, split_labels, sideways: bool) -> dict[
     for node in range(tree.node_count):
         f = int(tree.feature[node])
         if f < 0:
-            counts = tree.value[node]
-            n, label = int(counts.sum()), int(counts.argmax())
-            rows = f"n = {n}, err = {n - int(counts.max())}"
+            label = int(tree.value[node].argmax())
+            rows = leaf_counts(tree, node, " = ", "n").replace("errors", "err")
             out[node] = (f"class {cname(label)} ({rows})" if sideways else f"class {cname(label)}\n{rows}", True)
         else:
             out[node] = (split_texts(tree, node, fname(f), None if split_labels is None else split_labels[f])[1],

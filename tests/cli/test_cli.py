@@ -401,3 +401,28 @@ def test_predict_refuses_metadata_that_is_not_a_label_and_columns(tmp_path, nume
     capsys.readouterr()
     assert main(["predict", str(model), numeric_csv]) == 1
     assert "metadata" in capsys.readouterr().err
+
+
+def test_fit_with_a_weight_column_and_balanced_classes(tmp_path, capsys):
+    rng = np.random.default_rng(1)
+    X = rng.integers(0, 5, size=(40, 2)).astype(float)
+    y = ((X[:, 0] > 2) ^ (rng.random(40) < 0.2)).astype(int)
+    w = rng.integers(0, 4, size=40)
+    lines = ["a,w,b,y"] + [f"{r[0]:g},{wi},{r[1]:g},{t}" for r, wi, t in zip(X, w, y)]
+    data = _write(tmp_path / "weighted.csv", "\n".join(lines) + "\n")
+    model = str(tmp_path / "m.json")
+    assert main(["fit", data, "--depth", "2", "--weight", "w", "--out", model]) == 0
+    out = capsys.readouterr().out
+    expected = OptimalTreeClassifier(max_depth=2).fit(X, y, sample_weight=w)
+    assert f"weighted training error: {expected.train_error_:.6g} of {w.sum():g}" in out
+    assert "weight=" in out
+    fitted = load_model(model)
+    assert fitted.n_features_in_ == 2 and fitted.objective_ == expected.objective_
+    assert main(["predict", model, data]) == 0           # the weight column is not a feature
+    assert main(["fit", data, "--depth", "2", "--weight", "w", "--class-weight", "balanced",
+                 "--method", "sat", "--objective", "errors"]) == 0
+    bad = _write(tmp_path / "bad.csv", "a,w,y\n1,x,0\n2,1,1\n")
+    assert main(["fit", bad, "--weight", "w"]) == 1
+    assert "--weight w: row 1 holds 'x', not a finite number" in capsys.readouterr().err
+    assert main(["fit", data, "--weight", "nope"]) == 1
+    assert "--weight: no column named 'nope'" in capsys.readouterr().err

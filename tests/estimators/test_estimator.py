@@ -363,6 +363,13 @@ def test_works_in_pipeline_and_cross_validation():
 # to fail, each with the reason.  Keep this list as short as possible: every
 # entry documents a real departure from scikit-learn conventions.
 EXPECTED_FAILED_CHECKS = {
+    # class_weight {0: 1000, 1: 0.0001} on noisy blobs: the exact optimum fills
+    # every region without a class-0 training row with class-1 leaves (they
+    # cost nothing), and the check wants > 87 % of test rows predicted 0.  It
+    # expects a greedy tree held back by min_weight_fraction_leaf=0.01, which
+    # OptimalTreeClassifier has no equivalent of (scikit-learn's own tree
+    # without it scores 78-80 % here, our optimum 74-76 %).
+    "check_class_weight_classifiers": "the exact optimum under extreme class weights; see above",
 }
 
 

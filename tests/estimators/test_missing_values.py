@@ -172,11 +172,11 @@ def test_model_file_versions_and_malformed_trees():
 
     clf = OptimalTreeClassifier(max_depth=1).fit(np.array([[0.0], [1.0], [np.nan]]), [0, 1, 1])
     doc = json.loads(json.dumps(model_to_dict(clf)))
-    assert doc["version"] == 2
+    assert doc["version"] == 3
     doc["version"] = 1                  # files before missing values load (their trees have no NaN)
     assert model_from_dict(doc).predict(np.array([[np.nan]])).tolist() == [1]
-    doc["version"] = 3
-    with pytest.raises(ValueError, match="version int 3; this optimaltrees reads 1 and 2"):
+    doc["version"] = 4
+    with pytest.raises(ValueError, match="version int 4; this optimaltrees reads 1, 2 and 3"):
         model_from_dict(doc)
     # children out of range: the structure checks speak, not an IndexError
     tree = Tree([0, -1, -1], [0.5, 0, 0], [1, -1, -1], [7, -1, -1], np.ones((3, 2)), 1)

@@ -13,6 +13,8 @@
   anytime strategies skip it too, so that their greedy first tree sees the
   class counts CART sees.
 * What conflicts remain give a lower bound: identical rows always share a leaf.
+  With row weights the bound sums weights, and no row is cancelled (removing
+  one row of each class lowers a leaf's error by no fixed amount).
 """
 from __future__ import annotations
 
@@ -42,10 +44,12 @@ class Reduction:
 
 
 def reduce_problem(data: np.ndarray | EncodedFeatures, y_index: np.ndarray, n_classes: int, *,
-                   cancel_rows: bool = True, checkpoint: Callable[[], None] | None = None) -> Reduction:
+                   cancel_rows: bool = True, checkpoint: Callable[[], None] | None = None,
+                   weights: np.ndarray | None = None) -> Reduction:
     """Drop redundant features and (optionally) cancel conflicting duplicate rows.
     ``data`` is X (n, p) or its :func:`encode_features` encoding; ``checkpoint()``
-    runs between steps (a time limit raises there)."""
+    runs between steps (a time limit raises there); ``weights``: each row's
+    weight (None: 1 each)."""
     enc = data if isinstance(data, EncodedFeatures) else encode_features(np.asarray(data, dtype=np.float64))
     y = np.asarray(y_index).reshape(-1)
     n = enc.n_samples
@@ -53,8 +57,8 @@ def reduce_problem(data: np.ndarray | EncodedFeatures, y_index: np.ndarray, n_cl
     group = _row_groups(enc.rank[features], checkpoint)
     rows = np.arange(n)
     offset = 0.0
-    counts = _group_counts(group, y, n_classes)
-    if cancel_rows and n_classes >= 2 and counts is not None:
+    counts = _group_counts(group, y, n_classes, weights)
+    if cancel_rows and weights is None and n_classes >= 2 and counts is not None:
         cancel = counts.min(axis=1)
         if cancel.any() and cancel.sum() * n_classes < n:
             keep = _drop_first(group, y, cancel)
@@ -117,11 +121,16 @@ def _row_groups(rank: np.ndarray, checkpoint: Callable[[], None] | None = None) 
     return group
 
 
-def _group_counts(group: np.ndarray, y: np.ndarray, n_classes: int) -> np.ndarray | None:
-    """Class counts per group of identical rows, or None when no row repeats."""
+def _group_counts(group: np.ndarray, y: np.ndarray, n_classes: int,
+                  weights: np.ndarray | None = None) -> np.ndarray | None:
+    """Class counts (weights) per group of identical rows, or None when no row repeats."""
     n_groups = int(group.max(initial=-1)) + 1
     if n_groups == len(group):
         return None
+    if weights is not None:
+        counts = np.zeros((n_groups, n_classes), dtype=np.float64)
+        np.add.at(counts, (group, y), weights)
+        return counts
     counts = np.zeros((n_groups, n_classes), dtype=np.int64)
     np.add.at(counts, (group, y), 1)
     return counts

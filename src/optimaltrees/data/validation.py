@@ -138,3 +138,51 @@ def check_integer(name: str, value, *, low: int | None = None, allow_none: bool 
         raise TypeError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
     if low is not None and value < low:
         raise ValueError(f"{name} must be >= {low}, got {value}")
+
+
+def check_fit_weights(sample_weight, class_weight, y_index: np.ndarray, classes: np.ndarray) -> np.ndarray | None:
+    """Each row's weight for ``fit``, as scikit-learn's trees take them: the
+    sample weights (one per row, or one number for all) times the weight of
+    the row's class (``"balanced"``: n / (n_classes * rows of the class), so
+    that the optimum maximises balanced accuracy; a dict: label -> weight,
+    1 for labels it leaves out).  None when both are None.  Errors name the
+    problem: wrong shape, text, NaN, infinity, negative weights, unknown
+    labels, or every weight 0."""
+    n = y_index.shape[0]
+    weight = None
+    if sample_weight is not None:
+        try:
+            weight = np.asarray(sample_weight, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise TypeError("sample_weight must hold numbers, one per row") from None
+        if weight.ndim == 0:
+            weight = np.full(n, float(weight))
+        if weight.shape != (n,):
+            raise ValueError(f"sample_weight has shape {weight.shape}, expected ({n},): one weight per row")
+        if not np.isfinite(weight).all():
+            raise ValueError("sample_weight contains NaN or infinity: every weight must be a finite number")
+        if (weight < 0).any():
+            raise ValueError(f"sample_weight has {int(np.count_nonzero(weight < 0))} negative weight(s) "
+                             f"(first at row {int(np.flatnonzero(weight < 0)[0])}): weights must be >= 0")
+    if class_weight is not None:
+        per_class = np.ones(len(classes))
+        if isinstance(class_weight, str):
+            if class_weight != "balanced":
+                raise ValueError(f"class_weight must be 'balanced', a dict or None, got {class_weight!r}")
+            per_class = n / (len(classes) * np.bincount(y_index, minlength=len(classes)))
+        else:
+            position = {label: k for k, label in enumerate(classes.tolist())}
+            unknown = [label for label in class_weight if label not in position]
+            if unknown:
+                raise ValueError(f"class_weight names label(s) {unknown[:5]} that are not in y "
+                                 f"(classes: {classes.tolist()[:10]})")
+            for label, value in class_weight.items():
+                if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) \
+                        or not np.isfinite(value) or value < 0:
+                    raise ValueError(f"class_weight[{label!r}] = {value!r}: class weights must be "
+                                     "finite numbers >= 0")
+                per_class[position[label]] = float(value)
+        weight = per_class[y_index] if weight is None else weight * per_class[y_index]
+    if weight is not None and not (weight > 0).any():
+        raise ValueError("all sample weights are zero (sample_weight times class_weight): nothing to fit")
+    return weight

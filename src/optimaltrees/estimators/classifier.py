@@ -11,7 +11,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import StrOptions
 
 from optimaltrees.data.binarize import categorical_encoder
-from optimaltrees.data.validation import check_class_labels, check_fit_data, check_predict_data
+from optimaltrees.data.validation import (check_class_labels, check_fit_data, check_fit_weights,
+                                          check_predict_data)
 from optimaltrees.estimators._base import FittedTreeMixin, Range, positive_seconds, validate_params
 from optimaltrees.anytime import ProgressLine
 from optimaltrees.model.summary import FitSummary, relative_gap, status_text
@@ -106,6 +107,21 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         instead of m, exactly, in the same search (the search time grows
         with the tests: 3 values give 3, 5 give 15, 8 give 127; more than
         12 values is refused).  An unseen category takes the ``not in`` side.
+    class_weight : "balanced", dict or None, default=None
+        Weights of the classes, as in scikit-learn: a dict maps a label to
+        its weight (1 for the labels it leaves out); "balanced" weighs each
+        class by n_samples / (n_classes * its rows), so that the optimal tree
+        maximises balanced accuracy.  Multiplies ``sample_weight``.
+
+    ``fit(X, y, sample_weight=w)`` minimises the misclassified weight: the
+    search's bounds and pruning hold for any finite weights >= 0, integer
+    weights give the optimum of the data with each row repeated that many
+    times, and a row of weight 0 is left out (``min_samples_leaf`` counts the
+    other rows).  With weights, ``max_gap`` and ``complexity_cost`` are
+    fractions of the total weight, ``train_error_``, ``objective_`` and
+    ``lower_bound_`` are in weight, and ``tree_.value`` holds class weights.
+    Weighted data always takes the sorted-order layout (the bitset layout
+    counts rows), so weighted fits on binary features are slower.
 
     Missing values (NaN, None, pandas NA) are searched, not imputed: every
     split also chooses the side the rows with a missing value take (both are
@@ -119,7 +135,8 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
     ----------
     tree_ : Tree
     classes_, n_classes_, n_features_in_, feature_names_in_
-    train_error_ : int      training misclassifications of ``tree_``
+    train_error_ : int      training misclassifications of ``tree_`` (their weight, a
+        float, when fitted with ``sample_weight`` or ``class_weight``)
     objective_ : float      train_error_ + node cost * branching nodes
     lower_bound_ : float    proven lower bound on the optimal objective
     gap_ : float            relative gap (objective_ - lower_bound_) / objective_ as a
@@ -157,6 +174,7 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         verbose: bool = False,
         categorical_features="from_dtype",
         categorical_splits: str = "one-vs-rest",
+        class_weight=None,
     ) -> None:
         self.max_depth = max_depth
         self.time_limit = time_limit
@@ -171,6 +189,7 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         self.verbose = verbose
         self.categorical_features = categorical_features
         self.categorical_splits = categorical_splits
+        self.class_weight = class_weight
 
     _parameter_constraints = {
         "max_depth": [Range(Integral, 0, MAX_SUPPORTED_DEPTH, closed="both")],
@@ -187,14 +206,16 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         "verbose": ["verbose"],
         "categorical_features": [StrOptions({"from_dtype"}), "array-like", None],
         "categorical_splits": [StrOptions({"one-vs-rest", "subsets"})],
+        "class_weight": [StrOptions({"balanced"}), dict, None],
     }
 
     def _check_param_combinations(self) -> None:
         """Nothing beyond ``_parameter_constraints``: every parameter stands alone."""
 
     # -- fitting ---------------------------------------------------------------
-    def fit(self, X, y) -> "OptimalTreeClassifier":
-        """Search for the optimal tree on (X, y); X numeric, y any sortable labels."""
+    def fit(self, X, y, sample_weight=None) -> "OptimalTreeClassifier":
+        """Search for the optimal tree on (X, y); X numeric, y any sortable labels,
+        ``sample_weight`` one weight >= 0 per row (None: 1 each)."""
         start = time.perf_counter()
         validate_params(self)
         encoder = categorical_encoder(X, self.categorical_features, type(self).__name__,
@@ -214,7 +235,9 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             raise TypeError(f"class labels must be mutually comparable (sortable): {exc}") from None
         y_index = y_index.reshape(-1)
         self.n_classes_ = len(self.classes_)
-        n = X.shape[0]
+        weight = check_fit_weights(sample_weight, self.class_weight, y_index, self.classes_)
+        # costs and gaps are fractions of the data: of its rows, or of its weight
+        n = X.shape[0] if weight is None else float(weight.sum())
         node_cost = float(self.complexity_cost) * n
         line = ProgressLine(self.time_limit) if self.verbose else None
         user_callback = self.callback
@@ -232,7 +255,7 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
                 node_cost=node_cost,
                 max_gap=float(self.max_gap) * n,
                 # above n only the root leaf is allowed either way; keeps the engine's int32
-                min_samples_leaf=int(min(self.min_samples_leaf, n)),
+                min_samples_leaf=int(min(self.min_samples_leaf, X.shape[0])),
                 time_limit=self.time_limit,
                 memory_limit_mb=self.memory_limit,
                 n_threads=effective_n_jobs(self.n_jobs),
@@ -241,12 +264,13 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
                 callback=callback if (line is not None or user_callback is not None) else None,
                 progress_every=0.2 if line is not None else 0.5,
                 clock_start=start,
+                sample_weight=weight,
             )
         finally:
             if line is not None:
                 line.close()
         tree = result.tree
-        errors = tree.training_errors()
+        errors = tree.training_errors() if weight is None else tree.weighted_errors()
         objective = errors + node_cost * tree.n_branch_nodes
         # The search's value is recomputed from the exported tree: a mismatch is
         # a bug, and an "optimal" tree that is not optimal must never leave fit.
@@ -272,7 +296,7 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         self.memory_out_ = result.memory_out
         if result.timed_out:
             warnings.warn(f"time_limit={self.time_limit:g} s reached: returning the best tree found "
-                          f"({errors} training errors), not proven optimal; lower bound "
+                          f"({errors:g} training errors), not proven optimal; lower bound "
                           f"{self.lower_bound_:g}, gap {relative_gap(objective, self.lower_bound_):.2%}",
                           UserWarning, stacklevel=2)
         if result.memory_out:

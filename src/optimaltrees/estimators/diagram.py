@@ -12,7 +12,8 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from optimaltrees.data.binarize import categorical_encoder, raw_columns
-from optimaltrees.data.validation import check_class_labels, check_fit_data, check_predict_data
+from optimaltrees.data.validation import (check_class_labels, check_fit_data, check_fit_weights,
+                                          check_predict_data)
 from optimaltrees.estimators._base import Range, positive_seconds, validate_params
 from optimaltrees.model.export import export_diagram_dot, export_diagram_text
 from optimaltrees.search.diagram.heuristic import Settings, node_penalty
@@ -69,6 +70,11 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
     max_nodes : at most this many decision nodes, root included (parsimony).
     min_flow : every used non-root node carries at least this many training
         rows (an int), or this share of them (a float in (0, 1)) (stability).
+        With sample weights: this much weight, or this share of the total.
+    class_weight : "balanced", dict or None: weights of the classes, as in
+        scikit-learn (multiplying ``fit``'s ``sample_weight``).  With weights
+        the error rate is the misclassified share of the total weight, and
+        rows of weight 0 are left out.
     fairness_ratio : demographic parity: each of the two groups given by
         ``sensitive`` (or ``fit(..., sensitive=...)``) is predicted
         ``positive_class`` at a rate >= this ratio times the other's (0.8 is
@@ -127,7 +133,7 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
     classes_, n_features_in_, feature_names_in_
     encoder_ : Binarizer or None   with categorical columns: the diagram's
         columns (numeric columns as they are, one 0/1 column per category); else None
-    train_error_ : int        training misclassifications
+    train_error_ : int        training misclassifications (their weight, a float, with sample weights)
     objective_ : float        error rate + alpha * (used nodes - 1) / (skeleton nodes - 1)
     lower_bound_ : float      proven lower bound on the optimal objective
     gap_ : float              relative gap (objective_ - lower_bound_) / objective_ as a
@@ -150,7 +156,7 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
                  time_limit: float | None = DEFAULT_TIME_LIMIT, solver: str = "highs",
                  heuristic_time: float = 1.0, tree_time: float | None = None,
                  epsilon: float = 1e-4, threads: int = 1, random_state: int | None = None,
-                 verbose: bool = False, categorical_features="from_dtype"):
+                 verbose: bool = False, categorical_features="from_dtype", class_weight=None):
         self.skeleton = skeleton
         self.splits = splits
         self.alpha = alpha
@@ -169,6 +175,7 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.verbose = verbose
         self.categorical_features = categorical_features
+        self.class_weight = class_weight
 
     _parameter_constraints = {
         "skeleton": "no_validation",      # checked with the number of classes in fit (make_skeleton)
@@ -177,6 +184,7 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         "tree": ["boolean"],
         "max_nodes": [Range(Integral, 1, None, closed="left"), None],
         "min_flow": [Range(Real, 0, np.inf, closed="left"), None],
+        "class_weight": [StrOptions({"balanced"}), dict, None],
         "fairness_ratio": [Range(Real, 0, 1, closed="both"), None],
         "sensitive": [Range(Integral, 0, None, closed="left"), str, None],
         "positive_class": "no_validation",    # any class label; checked against y in fit
@@ -227,7 +235,10 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         self.sensitive_levels_ = levels
         return group.reshape(-1).astype(np.intp)
 
-    def fit(self, X, y, sensitive=None) -> "DecisionDiagramClassifier":
+    def fit(self, X, y, sensitive=None, sample_weight=None) -> "DecisionDiagramClassifier":
+        """Train the diagram on (X, y); ``sensitive``: the two groups of the
+        fairness constraint (or the ``sensitive`` column); ``sample_weight``:
+        one weight >= 0 per row (None: 1 each)."""
         start = time.perf_counter()
         validate_params(self)
         encoder = categorical_encoder(X, self.categorical_features, type(self).__name__)
@@ -251,13 +262,22 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"y has one class only ({self.classes_[0]!r}); a decision diagram needs two or more")
         skeleton = make_skeleton(self.skeleton, K)
         group = self._groups(X if encoder is None else _raw_matrix(raw), sensitive)
-        n = X.shape[0]
+        weight = check_fit_weights(sample_weight, self.class_weight, y_index, self.classes_)
+        if weight is not None:
+            keep = weight > 0           # a row of weight 0 is left out
+            X, y_index, weight = X[keep], y_index[keep], weight[keep]
+            group = None if group is None else group[keep]
+            if len(np.unique(y_index)) < 2:
+                raise ValueError("the rows of positive weight hold one class only; a decision diagram "
+                                 "needs two or more")
+        n = X.shape[0] if weight is None else float(weight.sum())
         min_flow = 0.0
         if self.min_flow is not None:
             min_flow = float(self.min_flow) * n if 0 < self.min_flow < 1 else float(self.min_flow)
             if min_flow > n:
                 raise ValueError(f"min_flow={self.min_flow} asks every node for more rows than the "
-                                 f"{n} training rows: only the root could be used")
+                                 f"{n:g} training {'rows' if weight is None else 'weight'}: only the "
+                                 "root could be used")
         fairness = None
         if self.fairness_ratio is not None:
             pos = self.classes_[-1] if self.positive_class is None else self.positive_class
@@ -268,7 +288,8 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         settings = Settings(alpha=float(self.alpha), epsilon=float(self.epsilon), tree=bool(self.tree),
                             max_nodes=self.max_nodes, min_flow=min_flow, fairness=fairness)
         deadline = None if self.time_limit is None else start + float(self.time_limit)
-        enc = encode(X, y_index, K, group, skeleton, settings, univariate=self.splits == "univariate")
+        enc = encode(X, y_index, K, group, skeleton, settings, univariate=self.splits == "univariate",
+                     weight=weight)
         rng = np.random.default_rng(self.random_state)
         res = train_diagram(enc, skeleton, settings, deadline=deadline, solver=self.solver,
                             heuristic_time=float(self.heuristic_time), rng=rng,
@@ -280,7 +301,7 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         self.diagram_ = res.model
         self.scale_offset_ = res.model.offset
         self.scale_ = res.model.scale
-        self.train_error_ = int(round(res.errors))
+        self.train_error_ = int(round(res.errors)) if weight is None else float(res.errors)
         self.objective_ = res.objective
         self.lower_bound_ = res.bound
         self.gap_ = relative_gap(res.objective, res.bound)
@@ -303,7 +324,7 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
             self.stats_["exact_tree"] = exact
         if group is not None:
             pred = self.diagram_.predict(X) == fairness[0]
-            self.fairness_rates_ = fairness_rates(np.ones(n), group, pred)
+            self.fairness_rates_ = fairness_rates(np.ones(len(X)) if weight is None else weight, group, pred)
         self.fit_time_ = time.perf_counter() - start
         self.summary_ = FitSummary(
             method="diagram", objective_name="error rate + alpha * node share", objective=float(res.objective),

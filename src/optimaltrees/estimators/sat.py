@@ -12,7 +12,7 @@ from sklearn.exceptions import DataConversionWarning
 from sklearn.utils._param_validation import StrOptions
 
 from optimaltrees.data.binarize import fit_binarizer
-from optimaltrees.data.validation import check_class_labels, check_raw_labels, is_missing
+from optimaltrees.data.validation import check_class_labels, check_fit_weights, check_raw_labels, is_missing
 from optimaltrees.estimators._base import (FittedTreeMixin, Range, check_integer, positive_seconds,
                                            validate_params)
 from optimaltrees.model.summary import FitSummary, relative_gap, status_text
@@ -213,7 +213,8 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         depth that fits the data has at least this many nodes (one leaf per
         class, more once DT-size refuted smaller leaf counts); ``n_nodes_``
         when proven
-    train_error_ : int         training misclassifications (0 unless "errors", or a
+    train_error_ : int         training misclassifications (their weight, a float, for
+        "errors" with sample weights; 0 unless "errors", or a
         time-limited fit that returned an imperfect greedy tree or a leaf)
     is_optimal_ : bool         the objective is proven optimal: the minimum depth
         ("depth"), the fewest nodes at it ("size"), the fewest errors ("errors")
@@ -239,7 +240,7 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
                  time_limit: float | None = DEFAULT_TIME_LIMIT, solver: str = "glucose4",
                  categorical="auto", cardinality: str = "counter", examples_per_round: int = 1,
                  depth_search: str = "auto", errors_search: str = "dp", repair="auto",
-                 random_state: int | None = None, verbose: bool = False) -> None:
+                 random_state: int | None = None, verbose: bool = False, class_weight=None) -> None:
         self.objective = objective
         self.max_depth = max_depth
         self.time_limit = time_limit
@@ -252,6 +253,7 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         self.repair = repair
         self.random_state = random_state
         self.verbose = verbose
+        self.class_weight = class_weight
 
     _parameter_constraints = {
         "objective": [StrOptions(set(OBJECTIVES))],
@@ -266,6 +268,7 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         "repair": [StrOptions({"auto"}), "array-like", None],
         "random_state": [Range(Integral, 0, None, closed="left"), None],
         "verbose": ["verbose"],
+        "class_weight": [StrOptions({"balanced"}), dict, None],
     }
 
     def _check_param_combinations(self) -> None:
@@ -296,11 +299,33 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         return tuple(int(v) for v in levels)
 
     # -- fitting -----------------------------------------------------------------
-    def fit(self, X, y) -> "SATTreeClassifier":
-        """Binarize X, then search; raises on conflicting rows (unless "errors")."""
+    def fit(self, X, y, sample_weight=None) -> "SATTreeClassifier":
+        """Binarize X, then search; raises on conflicting rows (unless "errors").
+        ``sample_weight``: one weight >= 0 per row; "errors" minimises the
+        misclassified weight, and a perfect tree ("depth", "size") fits the
+        rows of positive weight (a row of weight 0 is left out; a greedy
+        fallback at the time limit weighs the rows)."""
         start = time.perf_counter()
         validate_params(self)
         y = _check_y(y)
+        y_full, weight, keep = y, None, None
+        if sample_weight is not None or self.class_weight is not None:
+            check_class_labels(y)
+            try:
+                classes, y_all = np.unique(y, return_inverse=True)
+            except TypeError as exc:
+                raise TypeError(f"class labels must be mutually comparable (sortable): {exc}") from None
+            weight = check_fit_weights(sample_weight, self.class_weight, y_all.reshape(-1), classes)
+            if (self.objective == "errors" and self.errors_search == "maxsat"
+                    and not np.array_equal(weight, np.round(weight))):
+                raise ValueError("errors_search='maxsat' takes integer sample weights (RC2 sums "
+                                 "integers); use errors_search='dp' for any weights")
+            keep = weight > 0
+            if keep.all():
+                keep = None
+            else:
+                weight = weight[keep]
+                X, y = _rows(X, keep), y[keep]
         deadline = None if self.time_limit is None else start + float(self.time_limit)
         binarizer = fit_binarizer(X, self.categorical, owner=type(self).__name__)
         n_rows = y.shape[0]
@@ -312,12 +337,12 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         if B.shape[0] != y.shape[0]:
             raise ValueError("Found input variables with inconsistent numbers of samples: "
                              f"[{B.shape[0]}, {y.shape[0]}]")
-        check_class_labels(y)
-        try:
-            self.classes_, y_index = np.unique(y, return_inverse=True)
+        check_class_labels(y_full)
+        try:     # the classes of every row, as scikit-learn's trees (weight 0 or not)
+            self.classes_, y_index = np.unique(y_full, return_inverse=True)
         except TypeError as exc:
             raise TypeError(f"class labels must be mutually comparable (sortable): {exc}") from None
-        y_index = y_index.reshape(-1)
+        y_index = y_index.reshape(-1) if keep is None else y_index.reshape(-1)[keep]
         self.n_classes_ = len(self.classes_)
         self.binarizer_ = binarizer
         self.n_features_in_ = binarizer.n_features_in_
@@ -326,15 +351,24 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         errors_mode = self.objective == "errors"
-        problem = prepare(B, y_index, self.n_classes_, allow_conflicts=errors_mode)
+        # a perfect tree misclassifies nothing whatever the weights; they still
+        # weigh the rows for the greedy fallback, as repeated rows would
+        problem = prepare(B, y_index, self.n_classes_, allow_conflicts=errors_mode, weight=weight)
         order = None
         if self.random_state is not None:
             order = np.random.default_rng(self.random_state).permutation(problem.n_rows)
         # the DP engine reads every row, numeric columns as ranks (one column
         # each, not one 0/1 column per threshold)
         uses_dp = self.errors_search == "dp" if errors_mode else self.depth_search != "sat"
-        tests = (OrdinalTests(B, y_index, self.n_classes_, test_chains(binarizer.tests_))
-                 if uses_dp else None)
+        if not uses_dp:
+            tests = None
+        elif errors_mode:
+            tests = OrdinalTests(B, y_index, self.n_classes_, test_chains(binarizer.tests_), weight=weight)
+        else:
+            # a perfect tree depends on the distinct rows only: repeated rows,
+            # their weights and their order leave the search (and its ties) as they are
+            first = problem.first_example
+            tests = OrdinalTests(B[first], problem.row_classes(), self.n_classes_, test_chains(binarizer.tests_))
         if errors_mode:
             search = dict(problem=problem, depth=int(self.max_depth), solver=self.solver,
                           errors_search=self.errors_search, tests=tests)
@@ -385,7 +419,7 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         if line is not None:
             line.finish(value, errors_mode)
         name, objective, bound = self._set_tree(value, known, problem, B, y_index, errors_mode,
-                                                timed_out, interrupted)
+                                                timed_out, interrupted, weight)
         self.fit_time_ = time.perf_counter() - start
         self.stats_["seconds"] = self.fit_time_
         self.summary_ = FitSummary(
@@ -397,7 +431,7 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         return self
 
     def _set_tree(self, value, known, problem, B, y_index, errors_mode: bool, timed_out: bool,
-                  interrupted: bool) -> tuple[str, float, float]:
+                  interrupted: bool, weight: np.ndarray | None = None) -> tuple[str, float, float]:
         """The fitted tree and what is proven about it, from the search's answer
         (``value``, None when stopped) or else its last report and the greedy tree."""
         greedy = known["greedy"]
@@ -413,22 +447,28 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             source = "search"
             columns = np.arange(n_tests) if result.over_tests else problem.columns
             tree = to_tree(result.tree, columns, B, y_index, self.n_classes_, n_tests,
-                           majority=errors_mode)
+                           majority=errors_mode, weight=weight)
         elif greedy is not None:
             source = "greedy"
-            tree = nested_to_tree(greedy.root, problem.columns, B, y_index, self.n_classes_, n_tests)
+            tree = nested_to_tree(greedy.root, problem.columns, B, y_index, self.n_classes_, n_tests,
+                                  weight=weight)
         else:                              # nothing known in time: the majority leaf
             source = "leaf"
-            counts = np.bincount(y_index, minlength=self.n_classes_).astype(np.float64)
-            tree = Tree([-1], [-2.0], [-1], [-1], counts[None, :], n_tests)
+            counts = np.bincount(y_index, minlength=self.n_classes_, weights=weight).astype(np.float64)
+            tree = Tree([-1], [-2.0], [-1], [-1], counts[None, :], n_tests, weighted=weight is not None)
         self.tree_ = tree
-        self.train_error_ = tree.training_errors()
+        self.train_error_ = tree.training_errors() if weight is None else tree.weighted_errors()
         self.tree_source_ = source
+        if weight is not None and cost is not None:
+            cost = float(cost)
+
+        def differ(a, b) -> bool:
+            return abs(a - b) > 1e-9 * max(1.0, abs(a)) if weight is not None else a != b
         # every search tree is checked against all training examples
-        if source == "search" and self.train_error_ != (cost if errors_mode else 0):
+        if source == "search" and differ(self.train_error_, cost if errors_mode else 0):
             raise RuntimeError(f"internal error: the SAT tree makes {self.train_error_} training "
                                f"errors, the solver promised {cost if errors_mode else 0}")
-        if source == "greedy" and self.train_error_ != greedy.errors:
+        if source == "greedy" and differ(self.train_error_, greedy.errors):
             raise RuntimeError(f"internal error: the greedy tree makes {self.train_error_} training "
                                f"errors, expected {greedy.errors}")
         self.timed_out_ = bool(timed_out)
@@ -615,6 +655,20 @@ class _Progress:
     def close(self) -> None:
         self.line.close()
 
+
+
+def _rows(X, keep: np.ndarray):
+    """The rows of X (array, list or DataFrame) where ``keep``."""
+    if hasattr(X, "iloc"):
+        if len(X) != len(keep):
+            raise ValueError(f"Found input variables with inconsistent numbers of samples: [{len(X)}, {len(keep)}]")
+        return X.iloc[np.flatnonzero(keep)]
+    n = X.shape[0] if isinstance(X, np.ndarray) and X.ndim else len(X) if hasattr(X, "__len__") else -1
+    if n != len(keep):
+        raise ValueError(f"Found input variables with inconsistent numbers of samples: [{n}, {len(keep)}]")
+    if isinstance(X, np.ndarray):
+        return X[keep]
+    return [row for row, k in zip(X, keep) if k]      # a list keeps its cells' types
 
 
 def _check_y(y) -> np.ndarray:

@@ -132,14 +132,15 @@ class DecisionDiagram:
         out[np.arange(len(X)), self.predict(X)] = 1.0
         return out
 
-    def node_flows(self, X: np.ndarray) -> np.ndarray:
-        """Rows that pass through every internal node."""
+    def node_flows(self, X: np.ndarray, sample_weight: np.ndarray | None = None) -> np.ndarray:
+        """Rows that pass through every internal node (their weight, with ``sample_weight``)."""
         Xs = self.scale_input(X)
-        flows = np.zeros(self.n_nodes, dtype=np.int64)
+        flows = np.zeros(self.n_nodes, dtype=np.int64 if sample_weight is None else np.float64)
         node = np.zeros(len(Xs), dtype=np.intp)
         live = np.arange(len(Xs)) if self.n_nodes else np.empty(0, dtype=np.intp)
         while live.size:
-            flows += np.bincount(node[live], minlength=self.n_nodes)
+            flows += np.bincount(node[live], minlength=self.n_nodes,
+                                 weights=None if sample_weight is None else sample_weight[live])
             pos = self._side(node[live], Xs[live])
             node[live] = np.where(pos, self.positive[node[live]], self.negative[node[live]])
             live = live[node[live] < self.n_nodes]

@@ -47,11 +47,7 @@ def export_text(
     lines: list[str] = []
 
     def leaf_line(node: int, indent: str) -> str:
-        counts = tree.value[node]
-        label = int(counts.argmax())
-        n = int(counts.sum())
-        errors = n - int(counts.max())
-        return f"{indent}class: {cname(label)}  (samples={n}, errors={errors})"
+        return f"{indent}class: {cname(int(tree.value[node].argmax()))}  ({leaf_counts(tree, node, '=')})"
 
     # depth-first with an explicit stack: a deep (chain) tree cannot exhaust
     # Python's recursion limit; entries are a node to expand or a line to emit
@@ -152,6 +148,16 @@ def split_texts(tree: Tree, node: int, name: str, labels: tuple[str, str] | None
             else (left, f"{right} or missing"))
 
 
+def leaf_counts(tree: Tree, node: int, eq: str, rows: str = "samples") -> str:
+    """A leaf's rows and errors, or its weight and misclassified weight when
+    the tree was fitted with sample weights."""
+    counts = tree.value[node]
+    total, top = float(counts.sum()), float(counts.max())
+    if tree.weighted:
+        return f"weight{eq}{total:.6g}, errors{eq}{total - top:.6g}"
+    return f"{rows}{eq}{int(total)}, errors{eq}{int(total) - int(top)}"
+
+
 def export_tree_dot(tree: Tree, feature_names: Sequence[str] | None = None,
                     class_names: Sequence[object] | None = None, decimals: int = 4,
                     split_labels: Sequence[tuple[str, str]] | None = None) -> str:
@@ -163,9 +169,7 @@ def export_tree_dot(tree: Tree, feature_names: Sequence[str] | None = None,
     for node in range(tree.node_count):
         f = int(tree.feature[node])
         if f < 0:
-            counts = tree.value[node]
-            n = int(counts.sum())
-            label = f"{cname(int(counts.argmax()))}\\nn = {n}, errors = {n - int(counts.max())}"
+            label = f"{cname(int(tree.value[node].argmax()))}\\n{leaf_counts(tree, node, ' = ', 'n')}"
             out.append(f'  n{node} [shape=ellipse, style=filled, fillcolor="#eeeeee", label="{label}"];')
             continue
         text = split_texts(tree, node, fname(f), None if split_labels is None else split_labels[f])[1]

@@ -4,8 +4,8 @@ Node 0 is the root.  For node ``i``: ``feature[i]`` is -1 for a leaf; otherwise
 samples with ``x[feature[i]] <= threshold[i]`` go to ``children_left[i]`` and
 the others to ``children_right[i]``; a sample whose value is missing (NaN)
 goes left where ``missing_left[i]``, else right.  ``value[i]`` holds the
-training class counts that reach node ``i``; a leaf predicts the first class
-with the largest count.
+training class counts that reach node ``i`` (class weights when the fit had
+sample weights); a leaf predicts the first class with the largest count.
 
 A tree fitted on data with missing values (``missing_in_training``) chose
 each ``missing_left`` in its search.  Otherwise, and for model files written
@@ -15,6 +15,7 @@ saw more training samples (the left one on a tie), as in scikit-learn.
 from __future__ import annotations
 
 import json
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -34,6 +35,7 @@ class Tree:
     n_features: int
     missing_left: np.ndarray | None = None   # (node_count,) bool; None: the larger child's side
     missing_in_training: bool = False        # the search chose missing_left (the data had NaN)
+    weighted: bool = False                   # value holds class weights (a fit with sample weights)
 
     def __post_init__(self) -> None:
         self.feature = np.asarray(self.feature, dtype=np.int64)
@@ -82,6 +84,7 @@ class Tree:
 
     @property
     def n_node_samples(self) -> np.ndarray:
+        """Training rows reaching each node (their weight, rounded down, when ``weighted``)."""
         return self.value.sum(axis=1).astype(np.int64)
 
     @property
@@ -178,8 +181,17 @@ class Tree:
 
     def training_errors(self) -> int:
         """Misclassifications of the training data the counts in ``value`` came from."""
+        return int(round(self.weighted_errors()))
+
+    def weighted_errors(self) -> float:
+        """Misclassified training weight, when ``value`` holds class weights
+        (the sample weights of each leaf's rows); the misclassifications otherwise."""
         leaves = self.value[self.feature < 0]
-        return int(round(float(np.sum(leaves.sum(axis=1) - leaves.max(axis=1)))))
+        return float(np.sum(leaves.sum(axis=1) - leaves.max(axis=1)))
+
+    def scaled(self, factor: float) -> "Tree":
+        """The same tree with ``value`` multiplied by ``factor``."""
+        return dataclasses.replace(self, value=self.value * factor)
 
     # -- serialisation -------------------------------------------------------
     def to_dict(self) -> dict:
@@ -194,6 +206,7 @@ class Tree:
             "value": self.value.tolist(),
             "missing_left": self.missing_left.tolist(),
             "missing_in_training": self.missing_in_training,
+            "weighted": self.weighted,
         }
 
     @classmethod
@@ -228,7 +241,11 @@ class Tree:
                 raise ValueError("tree document: missing_left must be a list of true/false, one per node")
         if not isinstance(trained, bool):
             raise ValueError(f"tree document: missing_in_training must be true or false, got {trained!r}")
-        return cls(n_features=n_features, missing_left=missing_left, missing_in_training=trained, **arrays)
+        weighted = d.get("weighted", False)      # files before sample weights: counts
+        if not isinstance(weighted, bool):
+            raise ValueError(f"tree document: weighted must be true or false, got {weighted!r}")
+        return cls(n_features=n_features, missing_left=missing_left, missing_in_training=trained,
+                   weighted=weighted, **arrays)
 
     def to_json(self) -> str:
         # repr-exact floats: json writes the shortest round-tripping form

@@ -1,6 +1,7 @@
 """Drive the compiled ConTree engine and turn its node pool into a :class:`Tree`."""
 from __future__ import annotations
 
+import dataclasses
 import math
 import threading
 import time
@@ -55,6 +56,7 @@ def search_tree(
     clock_start: float | None = None,
     trace_trees: bool = False,
     greedy_start: bool | None = None,
+    sample_weight: np.ndarray | None = None,
 ) -> SearchResult:
     """Minimise errors + node_cost * branching nodes over trees of depth <= max_depth.
 
@@ -74,20 +76,92 @@ def search_tree(
     ``greedy_start`` (default: when there is a time limit): the exhaustive
     search starts from the greedy tree, found in milliseconds, so a fit
     stopped early never returns a worse tree than it.
+    ``sample_weight`` (finite, >= 0; None: 1 each): errors are summed
+    weights, and so are ``node_cost``, ``max_gap``, the objective and the
+    bound; rows of weight 0 are left out (``min_samples_leaf`` counts the
+    others); the tree's ``value`` holds class weights.
     """
     start = time.perf_counter() if clock_start is None else clock_start
     X = np.asarray(X, dtype=np.float64)
+    if sample_weight is not None:
+        return _weighted_search(X, y_index, n_classes, max_depth, np.asarray(sample_weight, np.float64),
+                                node_cost=node_cost, max_gap=max_gap, min_samples_leaf=min_samples_leaf,
+                                time_limit=time_limit, memory_limit_mb=memory_limit_mb,
+                                n_threads=n_threads, strategy=strategy, schedule=schedule,
+                                callback=callback, progress_every=progress_every, clock_start=start,
+                                trace_trees=trace_trees, greedy_start=greedy_start)
+    return _search(X, y_index, n_classes, max_depth, None, node_cost=node_cost, max_gap=max_gap,
+                   min_samples_leaf=min_samples_leaf, time_limit=time_limit,
+                   memory_limit_mb=memory_limit_mb, n_threads=n_threads, strategy=strategy,
+                   schedule=schedule, callback=callback, progress_every=progress_every,
+                   clock_start=start, trace_trees=trace_trees, greedy_start=greedy_start)
+
+
+# Weights further apart than this are refused: a double sum keeps about 16
+# digits, so a row that much lighter than another could not change any sum.
+MAX_WEIGHT_RATIO = 1e15
+
+
+def _weighted_search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
+                     weight: np.ndarray, *, node_cost: float, max_gap: float, callback, **options
+                     ) -> SearchResult:
+    """The search over the rows of positive weight, the weights scaled by a
+    power of two (exact) so that the lightest row weighs 1 to 2: the engine
+    compares objectives with an absolute tolerance of 1e-9, so the optimum
+    holds to a billionth of the lightest row's weight (and to the rounding
+    of double sums, 1e-16 of the total); integer weights stay integers."""
+    if weight.shape != (X.shape[0],) or not np.all(np.isfinite(weight)) or np.any(weight < 0):
+        raise ValueError("sample_weight must hold one finite, non-negative weight per row")
+    keep = weight > 0
+    if not keep.any():
+        raise ValueError("sample_weight is 0 for every row: nothing to fit")
+    if not keep.all():
+        X, y_index, weight = X[keep], np.asarray(y_index)[keep], weight[keep]
+        # as without weights: a leaf of every (remaining) row is always allowed
+        options["min_samples_leaf"] = min(options["min_samples_leaf"], X.shape[0])
+    low, high = float(weight.min()), float(weight.max())
+    if high > MAX_WEIGHT_RATIO * low:
+        raise ValueError(f"sample weights span {low:.3g} to {high:.3g}, more than {MAX_WEIGHT_RATIO:.0e} "
+                         "apart: sums of doubles cannot tell the smallest from 0 beside the largest; "
+                         "rescale them, or give the smallest weight 0 to leave those rows out")
+    scale = 2.0 ** -math.floor(math.log2(low))
+    scaled = weight * scale
+
+    def unscaled(progress: Progress) -> object:
+        return callback(dataclasses.replace(progress, objective=progress.objective / scale,
+                                            lower_bound=progress.lower_bound / scale))
+
+    result = _search(X, y_index, n_classes, max_depth, scaled, node_cost=node_cost * scale,
+                     max_gap=max_gap * scale, callback=None if callback is None else unscaled, **options)
+    result.objective /= scale
+    result.lower_bound /= scale
+    result.trace = [TracePoint(p.time, p.error / scale, p.objective / scale, p.lower_bound / scale)
+                    for p in result.trace]
+    result.tree = result.tree.scaled(1.0 / scale)
+    result.trace_trees = [t.scaled(1.0 / scale) for t in result.trace_trees]
+    result.stats["rows_weight_zero"] = int(np.count_nonzero(~keep))
+    return result
+
+
+def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
+            weight: np.ndarray | None, *, node_cost: float, max_gap: float, min_samples_leaf: int,
+            time_limit: float | None, memory_limit_mb: float | None, n_threads: int, strategy: str,
+            schedule: str, callback: Callable[[Progress], object] | None, progress_every: float,
+            clock_start: float, trace_trees: bool, greedy_start: bool | None) -> SearchResult:
+    """:func:`search_tree` on positive weights (or none)."""
+    start = clock_start
     nan_columns = missing_columns(X) if np.isnan(X).any() else None
     if nan_columns is not None:
         # NaN: each feature with missing values as two columns, the missing
         # rows below or above every value; the trees come back in the input's terms
-        result = search_tree(nan_columns.X, y_index, n_classes, max_depth, node_cost=node_cost,
-                             max_gap=max_gap, min_samples_leaf=min_samples_leaf, time_limit=time_limit,
-                             memory_limit_mb=memory_limit_mb, n_threads=n_threads, strategy=strategy,
-                             schedule=schedule, callback=callback, progress_every=progress_every,
-                             clock_start=start, trace_trees=trace_trees, greedy_start=greedy_start)
-        result.tree = tree_on_inputs(result.tree, nan_columns, X, y_index, n_classes)
-        result.trace_trees = [tree_on_inputs(t, nan_columns, X, y_index, n_classes) for t in result.trace_trees]
+        result = _search(nan_columns.X, y_index, n_classes, max_depth, weight, node_cost=node_cost,
+                         max_gap=max_gap, min_samples_leaf=min_samples_leaf, time_limit=time_limit,
+                         memory_limit_mb=memory_limit_mb, n_threads=n_threads, strategy=strategy,
+                         schedule=schedule, callback=callback, progress_every=progress_every,
+                         clock_start=start, trace_trees=trace_trees, greedy_start=greedy_start)
+        result.tree = tree_on_inputs(result.tree, nan_columns, X, y_index, n_classes, weight)
+        result.trace_trees = [tree_on_inputs(t, nan_columns, X, y_index, n_classes, weight)
+                              for t in result.trace_trees]
         result.stats["features_with_missing_values"] = int(np.count_nonzero(nan_columns.side == MISSING_LEFT))
         return result
     if strategy not in STRATEGIES:
@@ -111,7 +185,8 @@ def search_tree(
         # anytime strategies keep every row (the conflicts still give the bound).
         cancel = min_samples_leaf <= 1 and not plan.anytime
         red = reduce_problem(encode_features(X, checkpoint), y_index, n_classes, cancel_rows=cancel,
-                             checkpoint=checkpoint)
+                             checkpoint=checkpoint, weights=weight)
+        kept_weight = None if weight is None else weight[red.rows]
         checkpoint()
         enc = red.enc
         y32 = np.ascontiguousarray(red.y, dtype=np.int32)
@@ -123,7 +198,8 @@ def search_tree(
             engines.append(build_engine(enc.order, enc.rank, y32, int(n_classes), int(max_depth),
                                         cost=float(node_cost), gap=float(max_gap),
                                         min_leaf=int(min_samples_leaf),
-                                        memory_limit_mb=float(memory_limit_mb) / n_threads))
+                                        memory_limit_mb=float(memory_limit_mb) / n_threads,
+                                        weights=kept_weight))
             checkpoint()
         if math.isfinite(memory_limit_mb):
             need = sum(e.memory_bytes for e in engines) / 2**20
@@ -133,9 +209,9 @@ def search_tree(
                     f"buffers need for {enc.n_samples} rows x {enc.n_features} features at depth "
                     f"{max_depth}{f' on {n_threads} threads' if n_threads > 1 else ''}")
     except _OutOfTime:
-        return _leaf_result(X, y_index, n_classes, start, interrupted=False)
+        return _leaf_result(X, y_index, n_classes, start, weight, interrupted=False)
     except KeyboardInterrupt:
-        return _leaf_result(X, y_index, n_classes, start, interrupted=True)
+        return _leaf_result(X, y_index, n_classes, start, weight, interrupted=True)
     # the engines' clocks start now: give them what is left of the fit's limit
     engine_limit = max(limit - (time.perf_counter() - start), 1e-9)
     offset = red.offset
@@ -215,7 +291,8 @@ def search_tree(
     if root < 0:
         # stopped before any tree (Ctrl-C at once): the single leaf (pool node 0)
         root = 0
-        objective = float(len(red.y) - np.bincount(red.y, minlength=n_classes).max())
+        counts = np.bincount(red.y, weights=kept_weight, minlength=n_classes)
+        objective = float(counts.sum() - counts.max())
     lower_bound = min(o.lower_bound for o in outcomes)
     interrupted = any(bool(e.interrupted) for e in engines)
     stopped = state["stop"] and not interrupted
@@ -228,9 +305,9 @@ def search_tree(
     if lower_bound > points[-1].lower_bound + 1e-9:
         points.append(points[-1]._replace(seconds=time.perf_counter() - start, lower_bound=lower_bound))
     pools = [e.tree_arrays() for e in engines]
-    tree = _tree_from_pool(pools[best], int(root), enc, red.features, X, y_index, n_classes)
+    tree = _tree_from_pool(pools[best], int(root), enc, red.features, X, y_index, n_classes, weight)
     trace, trace_trees = _trace(points, pools, enc, red.features, X, y_index, n_classes, offset,
-                                node_cost, trace_trees)
+                                node_cost, trace_trees, weight)
     stats = {key: sum(e.stats[key] for e in engines) for key in engines[0].stats}
     stats.update({
         "threads": n_threads,
@@ -261,12 +338,12 @@ class _OutOfTime(Exception):
 
 
 def tree_on_inputs(tree: Tree, cols: MissingColumns, X: np.ndarray, y_index: np.ndarray,
-                   n_classes: int) -> Tree:
+                   n_classes: int, weight: np.ndarray | None = None) -> Tree:
     """A tree found on the engine columns of :func:`missing_columns`, in the
     input's features: a rank threshold becomes the midpoint of the node's
     neighbouring present values (as for any split), the column says where
     missing values go, and the counts are the input rows routed again."""
-    out = _TreeArrays(y_index, n_classes)
+    out = _TreeArrays(y_index, n_classes, weight)
 
     def emit(node: int, rows: np.ndarray) -> int:
         idx = out.add(rows)
@@ -298,8 +375,8 @@ class _TreeArrays:
     """The flat arrays of a tree copied out node by node (preorder): each
     node starts as a leaf with the class counts of its rows."""
 
-    def __init__(self, y_index: np.ndarray, n_classes: int) -> None:
-        self.y_index, self.n_classes = y_index, n_classes
+    def __init__(self, y_index: np.ndarray, n_classes: int, weight: np.ndarray | None = None) -> None:
+        self.y_index, self.n_classes, self.weight = y_index, n_classes, weight
         self.feature: list[int] = []
         self.threshold: list[float] = []
         self.left: list[int] = []
@@ -313,7 +390,8 @@ class _TreeArrays:
         self.left.append(-1)
         self.right.append(-1)
         self.missing_left.append(False)
-        self.value.append(np.bincount(self.y_index[rows], minlength=self.n_classes))
+        self.value.append(np.bincount(self.y_index[rows], minlength=self.n_classes,
+                                      weights=None if self.weight is None else self.weight[rows]))
         return len(self.feature) - 1
 
     def split(self, idx: int, feature: int, threshold: float, left: int, right: int,
@@ -324,22 +402,23 @@ class _TreeArrays:
     def tree(self, n_features: int, missing_in_training: bool = False) -> Tree:
         return Tree(self.feature, self.threshold, self.left, self.right, np.array(self.value, dtype=np.float64),
                     n_features, missing_left=self.missing_left if missing_in_training else None,
-                    missing_in_training=missing_in_training)
+                    missing_in_training=missing_in_training, weighted=self.weight is not None)
 
 
-def _leaf_result(X: np.ndarray, y_index: np.ndarray, n_classes: int, start: float, *,
-                 interrupted: bool) -> SearchResult:
+def _leaf_result(X: np.ndarray, y_index: np.ndarray, n_classes: int, start: float,
+                 weight: np.ndarray | None, *, interrupted: bool) -> SearchResult:
     """The single leaf: what a fit stopped before its search started returns."""
-    counts = np.bincount(y_index, minlength=n_classes).astype(np.float64)
-    tree = Tree([-1], [0.0], [-1], [-1], counts[None, :], X.shape[1])
-    objective = float(len(y_index) - counts.max())
+    counts = np.bincount(y_index, weights=weight, minlength=n_classes).astype(np.float64)
+    tree = Tree([-1], [0.0], [-1], [-1], counts[None, :], X.shape[1], weighted=weight is not None)
+    objective = float(counts.sum() - counts.max())
+    error = objective if weight is not None else int(objective)
     seconds = time.perf_counter() - start
     return SearchResult(tree, objective, 0.0, not interrupted, seconds, {"prepared": False},
-                        interrupted, False, [TracePoint(seconds, int(objective), objective, 0.0)], [tree])
+                        interrupted, False, [TracePoint(seconds, error, objective, 0.0)], [tree])
 
 
 def _trace(points: list[_RootPoint], pools, enc, features, X, y_index, n_classes, offset, node_cost,
-           with_trees):
+           with_trees, weight):
     """Trace points; each tree is rebuilt on the data (its error recounted)
     only ``with_trees``: on many rows that costs seconds per point, after the
     time limit.  Otherwise a point's error is its objective less the node
@@ -349,15 +428,16 @@ def _trace(points: list[_RootPoint], pools, enc, features, X, y_index, n_classes
     for t, obj, lb, k, root in points:
         objective = obj + offset
         if with_trees:
-            tree = _tree_from_pool(pools[k], root, enc, features, X, y_index, n_classes)
-            errors = tree.training_errors()
+            tree = _tree_from_pool(pools[k], root, enc, features, X, y_index, n_classes, weight)
+            errors = tree.training_errors() if weight is None else tree.weighted_errors()
             trees.append(tree)
         else:
-            errors = round(objective - node_cost * _pool_branches(pools[k], root))
+            errors = objective - node_cost * _pool_branches(pools[k], root)
+            errors = round(errors) if weight is None else max(errors, 0.0)
         lower = min(lb + offset, objective)
         if trace and lower < trace[-1].lower_bound:
             lower = trace[-1].lower_bound
-        trace.append(TracePoint(t, int(errors), float(objective), float(lower)))
+        trace.append(TracePoint(t, errors, float(objective), float(lower)))
     return trace, trees
 
 
@@ -416,12 +496,13 @@ def _solve_in_threads(engines: list[Engine], time_limit: float, known_lb: float,
 
 
 def _tree_from_pool(pool: np.ndarray, root: int, enc: EncodedFeatures, features: np.ndarray,
-                    X: np.ndarray, y_index: np.ndarray, n_classes: int) -> Tree:
+                    X: np.ndarray, y_index: np.ndarray, n_classes: int,
+                    weight: np.ndarray | None = None) -> Tree:
     """Copy the subtree at ``root`` out of the engine's shared node pool (preorder),
     in the original feature indices; class counts from the full training data,
     counted as the rows are routed (one pass over the data)."""
     feat_p, lo_p, hi_p, left_p, right_p = pool
-    out = _TreeArrays(y_index, n_classes)
+    out = _TreeArrays(y_index, n_classes, weight)
 
     def emit(node: int, rows: np.ndarray) -> int:
         idx = out.add(rows)

@@ -96,14 +96,13 @@ def lookahead_split(Xs: np.ndarray, counts: np.ndarray, features: np.ndarray, ep
     (<= 2) on these rows: the library's own DP engine, so the split already
     accounts for what the layers below can do with it (CART's entropy cannot).
     None when that split falls between values closer than ``epsilon``."""
-    reps = np.rint(counts).astype(np.int64)
-    rows, labels = np.nonzero(reps)
-    times = reps[rows, labels]
-    X = np.ascontiguousarray(np.repeat(Xs[rows][:, features], times, axis=0), dtype=np.float64)
-    classes, y = np.unique(np.repeat(labels, times), return_inverse=True)
+    rows, labels = np.nonzero(counts > 0)
+    X = np.ascontiguousarray(Xs[rows][:, features], dtype=np.float64)
+    classes, y = np.unique(labels, return_inverse=True)
     if len(classes) < 2:
         return None
-    found = search_tree(X, y.reshape(-1), len(classes), depth)
+    # each (point, class) once, weighted by its count (or summed sample weight)
+    found = search_tree(X, y.reshape(-1), len(classes), depth, sample_weight=counts[rows, labels])
     if found.interrupted:        # the engine caught Ctrl-C: pass it on to the restarts' handler
         raise KeyboardInterrupt
     tree = found.tree
@@ -186,7 +185,7 @@ def _fit_width(flows: list[_Flow], width: int, settings: Settings, point, skelet
     terminal, whichever costs less entropy."""
     keep = []
     for f in flows:
-        if np.count_nonzero(f.counts) <= 1 or f.weight < max(settings.min_flow, 2):
+        if np.count_nonzero(f.counts) <= 1 or len(f.rows) < 2 or f.weight < settings.min_flow:
             point(f.parents, skeleton.terminal(int(f.counts.argmax())))
         else:
             keep.append(f)

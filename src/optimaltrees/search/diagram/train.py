@@ -56,6 +56,17 @@ class Encoding:
     values: list | None = None     # univariate: sorted distinct values of each column
     offset: np.ndarray | None = None
     scale: np.ndarray | None = None
+    weight: np.ndarray | None = None   # each row's sample weight (> 0); None: 1 each
+
+    @property
+    def total(self) -> float:
+        """The training rows' weight (their number without sample weights)."""
+        return float(len(self.y)) if self.weight is None else float(self.weight.sum())
+
+    @property
+    def unit(self) -> float:
+        """The least an error can cost: one row, or the lightest row's weight."""
+        return 1.0 if self.weight is None else float(self.weight.min())
 
     def to_model(self, plc: Placement, skeleton: Skeleton) -> DecisionDiagram:
         d = self.X.shape[1]
@@ -85,10 +96,12 @@ def _original_threshold(values: np.ndarray, rank_threshold: float) -> float:
 
 
 def encode(X: np.ndarray, y_index: np.ndarray, n_classes: int, group: np.ndarray | None,
-           skeleton: Skeleton, settings: Settings, *, univariate: bool) -> Encoding:
+           skeleton: Skeleton, settings: Settings, *, univariate: bool,
+           weight: np.ndarray | None = None) -> Encoding:
     """The distinct rows (with their group) and class counts of the MILP, after
     a size check: nothing per class and point is allocated for a MILP that
-    :func:`~optimaltrees.search.diagram.formulation.check_milp_size` refuses."""
+    :func:`~optimaltrees.search.diagram.formulation.check_milp_size` refuses.
+    With ``weight`` (one > 0 per row) the counts are sums of weights."""
     X = np.asarray(X, dtype=np.float64)
     d = X.shape[1]
     if univariate:
@@ -116,12 +129,12 @@ def encode(X: np.ndarray, y_index: np.ndarray, n_classes: int, group: np.ndarray
     check_milp_size(len(uniq), skeleton, d, n_tests=n_tests, min_flow=settings.min_flow > 0,
                     fairness=settings.fairness is not None, error_cuts=skeleton.depth + 2 if univariate else 0)
     counts = np.zeros((len(uniq), n_classes))
-    np.add.at(counts, (inverse, y_index), 1.0)
+    np.add.at(counts, (inverse, y_index), 1.0 if weight is None else weight)
     if group is None:
         points = Points(np.ascontiguousarray(uniq), counts)
     else:
         points = Points(np.ascontiguousarray(uniq[:, :-1]), counts, uniq[:, -1].astype(np.intp))
-    return Encoding(points, X, np.asarray(y_index), group, univariate, values, offset, scale)
+    return Encoding(points, X, np.asarray(y_index), group, univariate, values, offset, scale, weight)
 
 
 @dataclass
@@ -129,16 +142,17 @@ class Check:
     """What a model does on the training rows, recomputed."""
 
     objective: float
-    errors: int
+    errors: int | float                               # misclassified rows (their weight, when weighted)
     violations: list = field(default_factory=list)    # broken constraints, in words
 
 
 def verify(model: DecisionDiagram, enc: Encoding, skeleton: Skeleton, settings: Settings) -> Check:
     """Route the original training rows through ``model`` (its own
     prediction code) and recompute the objective and every constraint."""
-    n = len(enc.y)
+    n = enc.total
     pred = model.predict(enc.X)
-    errors = int(np.count_nonzero(pred != enc.y))
+    wrong = pred != enc.y
+    errors = int(np.count_nonzero(wrong)) if enc.weight is None else float(enc.weight[wrong].sum())
     obj = errors / n + node_penalty(skeleton, settings.alpha) * (model.n_nodes - 1)
     bad = []
     if settings.max_nodes is not None and model.n_nodes > settings.max_nodes:
@@ -146,12 +160,14 @@ def verify(model: DecisionDiagram, enc: Encoding, skeleton: Skeleton, settings: 
     if settings.tree and not model.is_tree():
         bad.append("a merge in tree mode")
     if settings.min_flow > 0 and model.n_nodes > 1:
-        flows = model.node_flows(enc.X)[1:]
+        flows = model.node_flows(enc.X, enc.weight)[1:]
         if flows.min() < settings.min_flow - 1e-9:
-            bad.append(f"a node with {int(flows.min())} rows < min_flow={settings.min_flow:g}")
+            bad.append(f"a node with {flows.min():g} {'rows' if enc.weight is None else 'weight'} "
+                       f"< min_flow={settings.min_flow:g}")
     if settings.fairness is not None:
         positive, ratio = settings.fairness
-        r0, r1 = fairness_rates(np.ones(n), enc.group, pred == positive)
+        r0, r1 = fairness_rates(np.ones(len(enc.y)) if enc.weight is None else enc.weight, enc.group,
+                                pred == positive)
         if r0 < ratio * r1 - 1e-9 or r1 < ratio * r0 - 1e-9:
             bad.append(f"positive rates {r0:.4g} and {r1:.4g} break fairness_ratio={ratio:g}")
     return Check(obj, errors, bad)
@@ -342,9 +358,9 @@ def train_diagram(enc: Encoding, skeleton: Skeleton, settings: Settings, *, dead
     if not interrupted and tree_time > 0:
         try:    # Ctrl-C anywhere in this phase: the best start so far
             know = tree_knowledge(enc.X, enc.y, skeleton.n_classes, skeleton, settings, budget=tree_time,
-                                  deadline=deadline, bounds=enc.univariate)
+                                  deadline=deadline, bounds=enc.univariate, weight=enc.weight)
             interrupted = know.interrupted
-            n = float(len(enc.y))
+            n = enc.total
             if know.error_bounds is not None:
                 floor = objective_bound(errors_by_nodes(know.error_bounds, skeleton), n, skeleton, settings)
             for plc, obj in ([] if interrupted else tree_starts(know, enc, skeleton, settings, deadline)):
@@ -358,8 +374,8 @@ def train_diagram(enc: Encoding, skeleton: Skeleton, settings: Settings, *, dead
                 if not interrupted and best_check.objective > floor + 1e-9:
                     end = time.perf_counter() + SEPARATION_SHARE * tree_time
                     separate(know, enc.X, enc.y, skeleton, best_model.n_nodes,
-                             end if deadline is None else min(end, deadline))
-                by_nodes = errors_by_nodes(know.error_bounds, skeleton, know.tests_needed)
+                             end if deadline is None else min(end, deadline), unit=enc.unit)
+                by_nodes = errors_by_nodes(know.error_bounds, skeleton, know.tests_needed, enc.unit)
                 floor, cuts = objective_bound(by_nodes, n, skeleton, settings), hull_cuts(by_nodes, n)
         except KeyboardInterrupt:
             interrupted = True
@@ -472,8 +488,10 @@ def train_diagram(enc: Encoding, skeleton: Skeleton, settings: Settings, *, dead
                        heur_check.objective, res.seconds, trace, stats, source)
 
 
-def errors_text(n: int) -> str:
-    """"3 training errors" (singular for one)."""
+def errors_text(n: int | float) -> str:
+    """"3 training errors" (singular for one); a misclassified weight (a float) as "2.5 misclassified weight"."""
+    if isinstance(n, float):
+        return f"{n:.6g} misclassified weight"
     return f"{n} training error{'' if n == 1 else 's'}"
 
 

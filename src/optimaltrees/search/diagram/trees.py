@@ -57,13 +57,15 @@ class TreeKnowledge:
 
 # -- the bound -------------------------------------------------------------------
 
-def errors_by_nodes(error_bounds: np.ndarray, skeleton: Skeleton, tests_needed: int = 0) -> np.ndarray:
+def errors_by_nodes(error_bounds: np.ndarray, skeleton: Skeleton, tests_needed: int = 0,
+                    unit: float = 1.0) -> np.ndarray:
     """[k - 1]: a lower bound on the errors of any diagram of k = 1..m nodes:
-    the depth bound E(min(D, k)), and 1 where k < ``tests_needed``."""
+    the depth bound E(min(D, k)), and one error where k < ``tests_needed``
+    (``unit``: its least cost, the lightest row's weight with sample weights)."""
     D = skeleton.depth
     k = np.arange(1, skeleton.n_internal + 1)
     by_nodes = np.asarray(error_bounds, dtype=float)[np.minimum(k, D)]
-    return np.where(k < tests_needed, np.maximum(by_nodes, 1.0), by_nodes)
+    return np.where(k < tests_needed, np.maximum(by_nodes, unit), by_nodes)
 
 
 def objective_bound(by_nodes: np.ndarray, n: float, skeleton: Skeleton, settings: Settings) -> float:
@@ -96,11 +98,11 @@ def hull_cuts(by_nodes: np.ndarray, n: float) -> list[tuple[float, float]]:
 
 
 def separate(know: TreeKnowledge, X: np.ndarray, y: np.ndarray, skeleton: Skeleton, best_nodes: int,
-             deadline: float) -> None:
+             deadline: float, unit: float = 1.0) -> None:
     """Set ``know.tests_needed`` where it can raise the bound: for diagrams of
     fewer nodes than the best one (``best_nodes``) whose error bound is still 0."""
     by_nodes = errors_by_nodes(know.error_bounds, skeleton)
-    open_k = [k for k in range(1, min(best_nodes, len(by_nodes) + 1)) if by_nodes[k - 1] < 1]
+    open_k = [k for k in range(1, min(best_nodes, len(by_nodes) + 1)) if by_nodes[k - 1] < unit]
     if open_k and time.perf_counter() < deadline:
         know.tests_needed = tests_needed(X, y, max(open_k), deadline)
 
@@ -110,17 +112,19 @@ def _cross(o, a, b) -> float:
 
 
 def tree_knowledge(X: np.ndarray, y: np.ndarray, n_classes: int, skeleton: Skeleton, settings: Settings, *,
-                   budget: float, deadline: float | None, bounds: bool) -> TreeKnowledge:
+                   budget: float, deadline: float | None, bounds: bool,
+                   weight: np.ndarray | None = None) -> TreeKnowledge:
     """Run the exact tree searches within ``budget`` seconds (and ``deadline``):
     first the tree of the skeleton's depth at the diagram's price per node
     (the best start), then the fewest errors at depth D (a second start,
     cut to fit) and, with ``bounds``, below it (the bound).  ``X``: the
-    original training rows."""
+    original training rows; ``weight``: their sample weights (errors are then weights)."""
     start = time.perf_counter()
     stop = start + budget if deadline is None else min(start + budget, deadline)
-    n = len(y)
+    by_class = np.bincount(y, weights=weight, minlength=n_classes)
+    n = float(by_class.sum())
     D = skeleton.depth
-    leaf = float(n - np.bincount(y, minlength=n_classes).max())
+    leaf = float(n - by_class.max())
     know = TreeKnowledge(None)
     X = np.ascontiguousarray(X, dtype=np.float64)
     penalty = node_penalty(skeleton, settings.alpha)
@@ -129,12 +133,14 @@ def tree_knowledge(X: np.ndarray, y: np.ndarray, n_classes: int, skeleton: Skele
         left = stop - time.perf_counter()
         if left <= 0.01:
             return None
-        found = search_tree(X, y, n_classes, depth, node_cost=cost, time_limit=max(0.01, left * share))
+        found = search_tree(X, y, n_classes, depth, node_cost=cost, time_limit=max(0.01, left * share),
+                            sample_weight=weight)
         if found.interrupted:
             know.interrupted = True
             return None
         proven = not (found.timed_out or found.stopped or found.memory_out)
-        know.searches.append({"depth": depth, "node_cost": cost, "errors": int(found.tree.training_errors()),
+        errors = found.tree.training_errors() if weight is None else found.tree.weighted_errors()
+        know.searches.append({"depth": depth, "node_cost": cost, "errors": errors,
                               "branch_nodes": int(found.tree.n_branch_nodes),
                               "objective": float(found.objective), "lower_bound": float(found.lower_bound),
                               "proven": bool(proven), "seconds": float(found.seconds)})

@@ -28,21 +28,27 @@ __all__ = ["BitsetLayout", "Engine", "RULES", "SharedRoot", "SolveOutcome", "Sor
 
 def build_engine(order: np.ndarray, rank: np.ndarray, y: np.ndarray, n_classes: int, max_depth: int,
                  *, cost: float = 0.0, gap: float = 0.0, min_leaf: int = 1,
-                 memory_limit_mb: float = math.inf, seed: int = 0) -> Engine:
+                 memory_limit_mb: float = math.inf, seed: int = 0,
+                 weights: np.ndarray | None = None) -> Engine:
     """An engine for one encoded data set: the bitset layout when every
-    feature is binary (and the tree has depth >= 2, where counting pays),
-    the sorted-order layout otherwise.
+    feature is binary (and the tree has depth >= 2, where counting pays)
+    and rows are unweighted, the sorted-order layout otherwise.
 
     ``order[f, k]``: id of the k-th instance sorted by feature f (stable);
     ``rank[f, i]``: unique-value rank of instance i on feature f;
     ``y``: labels 0..n_classes-1.  ``memory_limit_mb``: ``math.inf`` for none.
+    ``weights``: each row's weight (finite, > 0), None for one each.
     """
     order = np.ascontiguousarray(order, dtype=np.int32)
     rank = np.ascontiguousarray(rank, dtype=np.int32)
     y = np.ascontiguousarray(y, dtype=np.int32)
     n = order.shape[1]
     words = np.random.default_rng(seed).integers(0, 2**63 - 1, size=(2, n + 64), dtype=np.int64)
-    if max_depth >= 2 and bool(np.all(rank <= 1)):
+    if weights is not None:
+        # popcounts cannot sum weights: weighted rows take the sorted layout
+        weights = np.ascontiguousarray(weights, dtype=np.float64)
+        layout = SortedLayout(order, rank, y, n_classes, max_depth, cost, min_leaf, words, weights)
+    elif max_depth >= 2 and bool(np.all(rank <= 1)):
         layout = BitsetLayout(rank, y, n_classes, max_depth, cost, min_leaf, words)
     else:
         layout = SortedLayout(order, rank, y, n_classes, max_depth, cost, min_leaf, words)

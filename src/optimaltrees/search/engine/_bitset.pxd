@@ -21,8 +21,8 @@ cdef class BitsetLayout(DataLayout):
     cdef vector[uint64_t] class_bits       # [c * words]: instances of class c
     cdef vector[uint64_t] root_mask        # every instance
     cdef vector[vector[uint64_t]] child_masks   # per level: left child's mask, then the right's
-    cdef vector[vector[int32_t]] cnt_left  # per level: left child's class counts
-    cdef vector[vector[int32_t]] cnt_right # per level: right child's class counts
+    cdef vector[vector[double]] cnt_left   # per level: left child's class counts
+    cdef vector[vector[double]] cnt_right  # per level: right child's class counts
     cdef vector[uint64_t] masked           # depth-two scratch: node & feature, compacted words
     cdef vector[vector[uint64_t]] archive_masks   # per depth: recently solved sets ...
     cdef vector[vector[double]] archive_lbs       # ... and their lower bounds
@@ -40,11 +40,12 @@ cdef class BitsetLayout(DataLayout):
     cdef uint64_t hint_sib1, hint_sib2     # ... its sibling ...
     cdef Node* hint_parent                 # ... and their parent (NULL: no hint)
     cdef vector[int32_t] cl                # scratch: K class counts
+    cdef vector[int32_t] node_counts       # scratch: the solved node's class counts as integers
     cdef vector[uint64_t] rnd1, rnd2       # [word]: random words mixed into the set hashes
 
     cdef void init_root(self, Node* root) noexcept nogil
     cdef void gini_split(self, Node* node, int f, double* score, int32_t* pos) noexcept nogil
-    cdef int thresholds(self, Node* node, int f, int32_t* P) noexcept nogil
+    cdef int thresholds(self, Node* node, int f, int32_t* P, double* D) noexcept nogil
     cdef void split_ranks(self, Node* node, int f, int pos, int32_t* lo, int32_t* hi) noexcept nogil
     cdef void partition(self, int level, Node* node, int f, int pos, Node* out) noexcept nogil
     cdef void candidates(self, Node* node, int f, vector[Cand]* out) noexcept nogil
@@ -58,6 +59,7 @@ cdef class BitsetLayout(DataLayout):
     cdef void clear_hint(self) noexcept nogil
     cdef size_t memory_bytes(self) noexcept nogil
     cdef int _high_counts(self, Node* node, int f, int32_t* cc) noexcept nogil
+    cdef int32_t* _int_counts(self, Node* node) noexcept nogil
     cdef void _mask_hash(self, uint64_t* mask, uint64_t* h1, uint64_t* h2) noexcept nogil
     cdef bint _depth_one(self, Node* node, double* best_val, Split1* out) noexcept nogil
     cdef bint _depth_two(self, Node* node, double* best_val, Split1* root, Split1* sides) noexcept nogil

@@ -7,7 +7,8 @@ from libc.stdint cimport int64_t
 from libc.math cimport INFINITY
 
 from optimaltrees.search.engine._common cimport (
-    ARCHIVE, EPS, gini_high, max_count, max_count_diff, mix64, popcount64, popcount_and)
+    ARCHIVE, EPS, gini_high, leaf_errors, max_count, max_count_diff, mix64, popcount64,
+    popcount_and)
 
 
 cdef class BitsetLayout:
@@ -58,6 +59,7 @@ cdef class BitsetLayout:
         self.counted_h2 = 0
         self.hint_parent = NULL
         self.cl.resize(self.K)
+        self.node_counts.resize(self.K)
         self.rnd1.resize(W)
         self.rnd2.resize(W)
         for i in range(W):
@@ -72,10 +74,10 @@ cdef class BitsetLayout:
         b += (self.archive_used.capacity() + self.archive_next.capacity()) * sizeof(int)
         b += (self.single_counts.capacity() + self.pair_counts.capacity() + self.parent_single.capacity()
               + self.parent_pair.capacity()
-              + self.cl.capacity()) * sizeof(int32_t)
+              + self.cl.capacity() + self.node_counts.capacity()) * sizeof(int32_t)
         for lvl in range(self.child_masks.size()):
             b += self.child_masks[lvl].capacity() * sizeof(uint64_t)
-            b += (self.cnt_left[lvl].capacity() + self.cnt_right[lvl].capacity()) * sizeof(int32_t)
+            b += (self.cnt_left[lvl].capacity() + self.cnt_right[lvl].capacity()) * sizeof(double)
         for lvl in range(self.archive_masks.size()):
             b += self.archive_masks[lvl].capacity() * sizeof(uint64_t)
         for lvl in range(self.archive_lbs.size()):
@@ -115,12 +117,13 @@ cdef class BitsetLayout:
             score[0] = gini_high(node.counts, cc, self.K, nn, n_hi)
             pos[0] = nn - n_hi
 
-    cdef int thresholds(self, Node* node, int f, int32_t* P) noexcept nogil:
+    cdef int thresholds(self, Node* node, int f, int32_t* P, double* D) noexcept nogil:
         """One threshold (low values left), if both sides keep min_leaf instances."""
         cdef int nn = node.size, ml = self.min_leaf
         cdef int n_hi = self._high_counts(node, f, &self.cl[0])
         if 0 < n_hi < nn and nn - n_hi >= ml and n_hi >= ml:
             P[0] = nn - n_hi
+            D[0] = P[0]
             return 1
         return 0
 
@@ -164,6 +167,14 @@ cdef class BitsetLayout:
             out[1].counts[c] = node.counts[c] - out[0].counts[c]
         self._mask_hash(left, &out[0].h1, &out[0].h2)
         self._mask_hash(right, &out[1].h1, &out[1].h2)
+
+    cdef int32_t* _int_counts(self, Node* node) noexcept nogil:
+        """The node's class counts as integers, for the counting solvers' loops."""
+        cdef int c
+        cdef int32_t* out = &self.node_counts[0]
+        for c in range(self.K):
+            out[c] = <int32_t>node.counts[c]
+        return out
 
     cdef void _mask_hash(self, uint64_t* mask, uint64_t* h1, uint64_t* h2) noexcept nogil:
         """Two independent hashes of an instance bitset (the cache key)."""
@@ -228,14 +239,14 @@ cdef class BitsetLayout:
         out[1] = right
         self.partition(level, node, f, pos, child)
         for s in range(2):
-            out[s].val = child[s].size - max_count(child[s].counts, self.K)   # a leaf
+            out[s].val = leaf_errors(child[s].counts, self.K)   # a leaf
             out[s].feature = -1
             self._depth_one(&child[s], &out[s].val, out[s])
 
     cdef bint _depth_one(self, Node* node, double* best_val, Split1* out) noexcept nogil:
         """Exact depth-one optimum: one popcount per feature and class."""
         cdef int K = self.K, ml = self.min_leaf, nn = node.size, f, n_hi, root = -1
-        cdef int32_t* counts = node.counts
+        cdef int32_t* counts = self._int_counts(node)
         cdef int32_t* cc = &self.cl[0]
         cdef double val
         for f in range(self.p):
@@ -266,7 +277,7 @@ cdef class BitsetLayout:
         cdef int root_j[2]
         cdef double cost = self.cost, err, val
         cdef double side_best[2]
-        cdef int32_t* counts = node.counts
+        cdef int32_t* counts = self._int_counts(node)
         cdef int32_t* S = &self.single_counts[0]
         cdef int32_t* P = &self.pair_counts[0]
         cdef int32_t* Si

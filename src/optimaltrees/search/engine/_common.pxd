@@ -3,9 +3,10 @@
 
 The search sees data only through a :c:type:`Node` (one subproblem's
 instance set, in whichever layout the data uses) and builds trees as
-:c:type:`TNode` entries of one node pool.  Objective values are doubles
-because a node's complexity cost may be fractional; every comparison
-allows ``EPS``.
+:c:type:`TNode` entries of one node pool.  Objective values and class
+counts are doubles because a node's complexity cost and the rows' weights
+may be fractional (unweighted counts are integers, exact in a double);
+every comparison allows ``EPS``.
 """
 from libc.stdint cimport int32_t, uint64_t
 from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
@@ -46,7 +47,7 @@ cdef struct Node:
     Elem* elems               # sorted layout: p orders of `size` elements
     uint64_t* mask            # bitset layout: instance i is in the set iff bit i is
     int size                  # instances in the set
-    int32_t* counts           # class counts of the set
+    double* counts            # class counts of the set (sums of row weights when weighted)
     uint64_t h1               # two independent set hashes: the cache key ...
     uint64_t h2               # ... and its check
 
@@ -71,8 +72,19 @@ cdef inline double now() noexcept nogil:
     return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
-cdef inline int leaf_errors(int32_t* counts, int K, int nn) noexcept nogil:
-    """Errors of a leaf predicting the majority class."""
+cdef inline double leaf_errors(double* counts, int K) noexcept nogil:
+    """Errors (weight) of a leaf predicting the majority class."""
+    cdef int c
+    cdef double best = 0.0, total = 0.0
+    for c in range(K):
+        total += counts[c]
+        if counts[c] > best:
+            best = counts[c]
+    return total - best
+
+
+cdef inline int count_errors(int32_t* counts, int K, int nn) noexcept nogil:
+    """Errors of a leaf over integer class counts (the unweighted scans' scratch)."""
     cdef int c, best = 0
     for c in range(K):
         if counts[c] > best:
@@ -88,6 +100,15 @@ cdef inline int max_count(int32_t* c, int K) noexcept nogil:
     return best
 
 
+cdef inline double max_weight(double* c, int K) noexcept nogil:
+    cdef int k
+    cdef double best = 0.0
+    for k in range(K):
+        if c[k] > best:
+            best = c[k]
+    return best
+
+
 cdef inline int max_count_diff(int32_t* a, int32_t* b, int K) noexcept nogil:
     """Largest a[k] - b[k]."""
     cdef int k, best = 0
@@ -97,7 +118,7 @@ cdef inline int max_count_diff(int32_t* a, int32_t* b, int K) noexcept nogil:
     return best
 
 
-cdef inline double gini_high(int32_t* counts, int32_t* high, int K, int nn, int n_hi) noexcept nogil:
+cdef inline double gini_high(double* counts, int32_t* high, int K, int nn, int n_hi) noexcept nogil:
     """Weighted Gini impurity (times nn) of the split sending the class
     counts ``high`` (``n_hi`` instances) right and the rest of ``counts`` left."""
     cdef int c
@@ -108,7 +129,7 @@ cdef inline double gini_high(int32_t* counts, int32_t* high, int K, int nn, int 
     return ((nn - n_hi) - sl / (nn - n_hi)) + (n_hi - sr / n_hi)
 
 
-cdef inline void sum_squares_start(int32_t* counts, int32_t* cc, int K, double* sl, double* sr) noexcept nogil:
+cdef inline void sum_squares_start(double* counts, int32_t* cc, int K, double* sl, double* sr) noexcept nogil:
     """Start a Gini scan of one feature: no element left of the threshold.
     ``sl``/``sr`` are the sums of squared class counts left and right, kept
     up to date per element (O(1)) rather than summed over K classes at every
@@ -121,12 +142,31 @@ cdef inline void sum_squares_start(int32_t* counts, int32_t* cc, int K, double* 
         sr[0] += <double>counts[c] * counts[c]
 
 
-cdef inline void sum_squares_move(int32_t* counts, int32_t* cc, int label, double* sl, double* sr) noexcept nogil:
+cdef inline void sum_squares_move(double* counts, int32_t* cc, int label, double* sl, double* sr) noexcept nogil:
     """One element of class ``label`` crosses the threshold from right to left
     (integer sums in doubles: exact below 2^53)."""
     sl[0] += 2.0 * cc[label] + 1.0
     sr[0] -= 2.0 * (counts[label] - cc[label]) - 1.0
     cc[label] += 1
+
+
+cdef inline void weighted_squares_start(double* counts, double* cc, int K, double* sl,
+                                        double* sr) noexcept nogil:
+    """:func:`sum_squares_start` over weighted class counts."""
+    cdef int c
+    sl[0] = 0.0
+    sr[0] = 0.0
+    for c in range(K):
+        cc[c] = 0.0
+        sr[0] += counts[c] * counts[c]
+
+
+cdef inline void weighted_squares_move(double* counts, double* cc, int label, double w,
+                                       double* sl, double* sr) noexcept nogil:
+    """One row of class ``label`` and weight ``w`` crosses the threshold from right to left."""
+    sl[0] += w * (2.0 * cc[label] + w)
+    sr[0] -= w * (2.0 * (counts[label] - cc[label]) - w)
+    cc[label] += w
 
 
 cdef inline uint64_t mix64(uint64_t x) noexcept nogil:

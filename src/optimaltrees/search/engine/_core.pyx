@@ -81,6 +81,7 @@ cdef class Engine:
     cdef RunControl ctl                    # time limit, Ctrl-C, hook, shared root
     cdef RuleState rules                   # the anytime strategy's rule this restart
     cdef vector[vector[int32_t]] positions # per level: the feature's split positions
+    cdef vector[vector[double]] distances  # per level: the weight left of each split position
     cdef vector[vector[Interval]] queues   # per level: the feature's threshold intervals
     cdef vector[vector[int32_t]] feature_orders   # per level: features by best Gini split
     cdef vector[double] gini_scores        # scratch: each feature's best Gini score
@@ -118,11 +119,13 @@ cdef class Engine:
         self.rules = RuleState(levels, self.p)
         self.rules.set(RULE_NONE, 0.0, layout.exact_depth)
         self.positions.resize(levels)
+        self.distances.resize(levels)
         self.queues.resize(levels)
         self.feature_orders.resize(levels)
         self.gini_positions.resize(levels)
         for lvl in range(levels):
             self.positions[lvl].resize(layout.n_instances + 1)
+            self.distances[lvl].resize(layout.n_instances + 1)
             self.feature_orders[lvl].resize(self.p)
             self.gini_positions[lvl].resize(self.p)
         self.gini_scores.resize(self.p)
@@ -260,6 +263,7 @@ cdef class Engine:
             b += (self.positions[lvl].capacity() + self.feature_orders[lvl].capacity()
                   + self.gini_positions[lvl].capacity()) * sizeof(int32_t)
             b += self.queues[lvl].capacity() * sizeof(Interval)
+            b += self.distances[lvl].capacity() * sizeof(double)
         b += self.cache.size() * CACHE_ENTRY_BYTES + self.cache.bucket_count() * sizeof(void*)
         return b
 
@@ -360,7 +364,7 @@ cdef class Engine:
         cdef Node root
         cdef Result res
         if self.max_depth == 0:
-            res.val = leaf_errors(lay.root_counts.data(), self.K, lay.n)
+            res.val = leaf_errors(lay.root_counts.data(), self.K)
             res.lb = res.val
             res.tree = LEAF
             return res
@@ -380,7 +384,7 @@ cdef class Engine:
         cdef Result res
         cdef int nn = node.size
         cdef uint64_t h2 = node.h2
-        cdef double leaf = leaf_errors(node.counts, self.K, nn)
+        cdef double leaf = leaf_errors(node.counts, self.K)
         cdef double known_lb, best_val, node_lb
         cdef int32_t best_tree = LEAF
         cdef uint64_t key
@@ -643,10 +647,11 @@ cdef class Engine:
         cdef int nn = node.size, m, i, j, w, ml = self.min_leaf
         cdef int zero_l = -1, zero_r
         cdef int32_t* P = &self.positions[level][0]
+        cdef double* D = &self.distances[level][0]
         cdef vector[Interval]* Q = &self.queues[level]
         cdef size_t head = 0
-        cdef int32_t pos, nl, nr, eta, lo, hi
-        cdef double gap_here = gap, cost = self.cost
+        cdef int32_t pos, nl, nr, lo, hi
+        cdef double gap_here = gap, cost = self.cost, eta
         cdef double lb_l, lb_r, lb_w, val_w, bound, bound_b
         cdef Interval iv
         cdef Split1 s_l, s_r, u_l, u_r
@@ -658,7 +663,7 @@ cdef class Engine:
         cdef int a, b
         cdef int32_t tree_l, tree_r
         cdef bint have_val, left_zero, right_zero
-        m = lay.thresholds(node, f, P)
+        m = lay.thresholds(node, f, P, D)
         if m == 0:
             return
         zero_r = m
@@ -674,7 +679,7 @@ cdef class Engine:
             i = iv.i
             j = iv.j
             self._sync_root(level, ub)
-            if similar and not narrow(&iv, P, ub[0] - gap_here, cost, zero_l, zero_r, &i, &j):
+            if similar and not narrow(&iv, D, ub[0] - gap_here, cost, zero_l, zero_r, &i, &j):
                 continue
             w = (i + j) // 2
             if first_w >= 0:
@@ -704,11 +709,11 @@ cdef class Engine:
                 nl = pos
                 nr = nn - pos
                 lay.partition(level, node, f, pos, child_node)
-                eta = 0
+                eta = 0.0
                 if self.prune:
-                    eta = pos - P[i]
-                    if P[j] - pos > eta:
-                        eta = P[j] - pos
+                    eta = D[w] - D[i]
+                    if D[j] - D[w] > eta:
+                        eta = D[j] - D[w]
                 bound = ub[0] - gap_here - cost
                 # larger child first with the full bound, the other with what is
                 # left of it (+ eta, so NB can still decide the whole interval)
@@ -765,4 +770,4 @@ cdef class Engine:
                 zero_l = w
             if self.prune and right_zero and w < zero_r:
                 zero_r = w
-            push_beyond(Q, &iv, P, i, j, w, lb_l, lb_r, lb_w, ub[0] - gap_here)
+            push_beyond(Q, &iv, D, i, j, w, lb_l, lb_r, lb_w, ub[0] - gap_here)

@@ -6,9 +6,10 @@ A feature's split positions P[0..m-1] are searched as a queue of intervals
 of indices; each interval remembers its nearest evaluated neighbours u
 (left) and v (right) with their children's lower bounds.  Every threshold
 strictly between u and v has a left child at least as hard as u's and a
-right child at least as hard as v's (SP), and moving a threshold by k
-instances changes a child's optimum by at most k (IS, NB)."""
-from libc.math cimport floor
+right child at least as hard as v's (SP), and moving a threshold past
+rows of total weight k changes a child's optimum by at most k (IS, NB).
+Distances are D[k], the weight left of position k (its row count when
+rows are unweighted, where these tests equal integer ones exactly)."""
 from libc.stdint cimport int32_t
 from libcpp.vector cimport vector
 
@@ -34,12 +35,24 @@ cdef inline int first_at_least(int32_t* P, int i, int j, int32_t target) noexcep
     return lo
 
 
-cdef inline int last_at_most(int32_t* P, int i, int j, int32_t target) noexcept nogil:
-    """Largest k in [i, j] with P[k] <= target, or i - 1."""
+cdef inline int first_beyond(double* D, int i, int j, double base, double gap) noexcept nogil:
+    """Smallest k in [i, j] with D[k] - base > gap, or j + 1 (D ascending)."""
     cdef int lo = i, hi = j + 1, mid
     while lo < hi:
         mid = (lo + hi) >> 1
-        if P[mid] <= target:
+        if D[mid] - base > gap:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+cdef inline int last_beyond(double* D, int i, int j, double base, double gap) noexcept nogil:
+    """Largest k in [i, j] with base - D[k] > gap, or i - 1 (D ascending)."""
+    cdef int lo = i, hi = j + 1, mid
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if base - D[mid] > gap:
             lo = mid + 1
         else:
             hi = mid
@@ -78,13 +91,12 @@ cdef inline double queue_floor(vector[Interval]* Q, size_t head, bint similar, d
     return out
 
 
-cdef inline bint narrow(Interval* iv, int32_t* P, double limit, double cost, int zero_l, int zero_r,
+cdef inline bint narrow(Interval* iv, double* D, double limit, double cost, int zero_l, int zero_r,
                         int* i_out, int* j_out) noexcept nogil:
     """SP, pure-side monotonicity (Theorem 2) and IS with today's bound
     ``limit`` (= ub - gap): the indices of the interval still worth a look;
     False when none is."""
     cdef int i = iv.i, j = iv.j
-    cdef int32_t moved
     cdef double du, dv
     # SP: every w in (u, v) has left >= left(u) and right >= right(v)
     if iv.u_left + iv.v_right + cost >= limit - EPS:
@@ -97,13 +109,12 @@ cdef inline bint narrow(Interval* iv, int32_t* P, double limit, double cost, int
     if iv.u >= 0:
         du = iv.u_total - limit
         if du >= -EPS:
-            moved = P[iv.u] + <int32_t>floor(du + EPS) + 1
-            i = first_at_least(P, i, j, moved)
+            # thresholds within weight du + EPS of u cannot go below limit
+            i = first_beyond(D, i, j, D[iv.u], du + EPS)
     if iv.v >= 0 and i <= j:
         dv = iv.v_total - limit
         if dv >= -EPS:
-            moved = P[iv.v] - <int32_t>floor(dv + EPS) - 1
-            j = last_at_most(P, i, j, moved)
+            j = last_beyond(D, i, j, D[iv.v], dv + EPS)
     i_out[0] = i
     j_out[0] = j
     return i <= j
@@ -124,21 +135,19 @@ cdef inline void push_halves(vector[Interval]* Q, Interval* iv, int i, int j, in
         Q.push_back(nv)
 
 
-cdef inline void push_beyond(vector[Interval]* Q, Interval* iv, int32_t* P, int i, int j, int w,
+cdef inline void push_beyond(vector[Interval]* Q, Interval* iv, double* D, int i, int j, int w,
                              double lb_l, double lb_r, double lb_w, double limit) noexcept nogil:
-    """NB: thresholds that move at most lb_w - limit instances from w cannot
+    """NB: thresholds that move at most lb_w - limit weight from w cannot
     improve; queue the rest on both sides, with w as their new neighbour."""
     cdef double delta = lb_w - limit
     cdef int lo_k, hi_k
-    cdef int32_t moved, pos = P[w]
     cdef Interval nv
     if delta < -EPS:
         lo_k = w - 1
         hi_k = w + 1
     else:
-        moved = <int32_t>floor(delta + EPS) + 1
-        lo_k = last_at_most(P, i, w - 1, pos - moved)
-        hi_k = first_at_least(P, w + 1, j, pos + moved)
+        lo_k = last_beyond(D, i, w - 1, D[w], delta + EPS)
+        hi_k = first_beyond(D, w + 1, j, D[w], delta + EPS)
     if i <= lo_k:
         nv.i = i
         nv.j = lo_k

@@ -8,7 +8,9 @@ never branches on which layout it runs over.
 
     init_root(root)                     the whole training set as a Node
     gini_split(node, f, &score, &pos)   feature f's best Gini split (pos: left size)
-    thresholds(node, f, P) -> m         feature f's split positions (left sizes), ascending
+    thresholds(node, f, P, D) -> m      feature f's split positions (left sizes), ascending,
+                                        and the left side's weight at each (D, the distance
+                                        unit of ConTree's neighbourhood bounds)
     split_ranks(node, f, pos, &lo, &hi) the ranks a split at pos separates
     partition(level, node, f, pos, out) both children, in level's buffers
     candidates(node, f, out)            feature f's splits with Gini scores (rule strategies)

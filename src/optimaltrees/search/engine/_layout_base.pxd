@@ -14,7 +14,7 @@ cdef class DataLayout:
     cdef double cost                       # cost of one branching node
     cdef readonly int exact_depth          # deepest node the layout's solve_exact handles whole
     cdef public long long n_d2             # depth-two solves run
-    cdef vector[int32_t] root_counts       # class counts of the training set
+    cdef vector[double] root_counts        # class counts (weights) of the training set
     cdef size_t fixed_bytes                # what the layout's buffers hold (set once they are built)
 
     cdef void init_sizes(self, int n, int p, int n_classes, int min_leaf, double cost,

@@ -16,13 +16,13 @@ cdef class DataLayout:
         self.cost = cost
         self.exact_depth = exact_depth
         self.n_d2 = 0
-        self.root_counts.assign(n_classes, 0)
+        self.root_counts.assign(n_classes, 0.0)
         for i in range(n):
-            self.root_counts[y[i]] += 1
+            self.root_counts[y[i]] += 1.0
 
     cdef size_t base_bytes(self) noexcept nogil:
         """Bytes of the shared part (each layout adds its own buffers)."""
-        return self.root_counts.capacity() * sizeof(int32_t)
+        return self.root_counts.capacity() * sizeof(double)
 
     @property
     def p_features(self):

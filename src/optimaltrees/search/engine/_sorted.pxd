@@ -2,7 +2,9 @@
 """The sorted-order layout: any numeric data, as every feature's stable
 sorted order of (instance, value rank, label).  A split is a stable
 partition and a threshold a position in a sorted order; the depth-two
-solver (D2Split) scores both children of a split in one scan."""
+solver (D2Split) scores both children of a split in one scan.  Rows may
+carry weights: then class counts are sums of weights, and the depth-two
+scan and ConTree's neighbourhood bounds measure distance in weight."""
 from libc.stdint cimport int32_t, uint8_t, uint64_t
 from libcpp.vector cimport vector
 
@@ -16,8 +18,11 @@ cimport cython
 cdef class SortedLayout(DataLayout):
     cdef vector[Elem] root                 # [f * n + k]: feature f's k-th instance in value order
     cdef vector[vector[Elem]] children     # per level: left child's orders, then the right's
-    cdef vector[vector[int32_t]] cnt_left  # per level: left child's class counts
-    cdef vector[vector[int32_t]] cnt_right # per level: right child's class counts
+    cdef vector[vector[double]] cnt_left   # per level: left child's class counts (weights)
+    cdef vector[vector[double]] cnt_right  # per level: right child's class counts (weights)
+    cdef bint weighted                     # rows carry weights (otherwise each row counts 1)
+    cdef vector[double] weight             # [instance]: the row's weight (> 0), when weighted
+    cdef vector[double] wq, wc             # weighted scratch: two children x K class weights
     cdef vector[uint8_t] flag              # [instance]: 1 if it goes left in the split being applied
     cdef vector[uint64_t] rnd1, rnd2       # [instance]: random words whose sum / xor hash a set
     cdef vector[int32_t] fql, cl           # depth-two scratch: two children x K class counts
@@ -25,7 +30,7 @@ cdef class SortedLayout(DataLayout):
 
     cdef void init_root(self, Node* root) noexcept nogil
     cdef void gini_split(self, Node* node, int f, double* score, int32_t* pos) noexcept nogil
-    cdef int thresholds(self, Node* node, int f, int32_t* P) noexcept nogil
+    cdef int thresholds(self, Node* node, int f, int32_t* P, double* D) noexcept nogil
     cdef void split_ranks(self, Node* node, int f, int pos, int32_t* lo, int32_t* hi) noexcept nogil
     cdef void partition(self, int level, Node* node, int f, int pos, Node* out) noexcept nogil
     cdef void candidates(self, Node* node, int f, vector[Cand]* out) noexcept nogil
@@ -38,7 +43,11 @@ cdef class SortedLayout(DataLayout):
     cdef void hint_sibling(self, Node* parent, int depth, Node* second, Node* first) noexcept nogil
     cdef void clear_hint(self) noexcept nogil
     cdef size_t memory_bytes(self) noexcept nogil
-    cdef void _d2(self, Elem* data, int nn, int f1, int pos, int32_t* counts,
+    cdef void _d2(self, Elem* data, int nn, int f1, int pos, double* counts,
                   Split1* bl, Split1* br, int ml) noexcept nogil
+    cdef void _d2_weighted(self, Elem* data, int nn, int f1, int pos,
+                           Split1* bl, Split1* br, int ml) noexcept nogil
+    cdef void _gini_weighted(self, Node* node, int f, double* score, int32_t* pos,
+                             vector[Cand]* out) noexcept nogil
     cdef void _d2_scan_wide(self, Elem* arr, int nn, int f2, int* ntot, int32_t* fq, int32_t* cc,
                             int* target, int* skip, Split1** out, int ml) noexcept nogil

@@ -9,7 +9,8 @@ from libc.string cimport memset
 from libc.math cimport ceil, INFINITY
 
 from optimaltrees.search.engine._common cimport (
-    EPS, NEVER, WIDE_CLASSES, leaf_errors, sum_squares_start, sum_squares_move)
+    EPS, NEVER, WIDE_CLASSES, count_errors, leaf_errors, sum_squares_start, sum_squares_move,
+    weighted_squares_start, weighted_squares_move)
 
 
 cdef inline void _offer(int err, int prefix_err, int cnt_s, int feature, int lo, int hi,
@@ -36,13 +37,27 @@ cdef class SortedLayout:
 
     def __init__(self, int32_t[:, ::1] order, int32_t[:, ::1] rank, int32_t[::1] y,
                  int n_classes, int max_depth, double cost, int min_leaf,
-                 int64_t[:, ::1] random_words):
+                 int64_t[:, ::1] random_words, double[::1] weights=None):
         """order[f, k]: id of the k-th instance sorted by feature f (stable);
         rank[f, i]: unique-value rank of instance i on feature f; y: labels
-        0..K-1; random_words: (2, >= n) random integers for the set hashes."""
+        0..K-1; random_words: (2, >= n) random integers for the set hashes;
+        weights: each row's weight (finite, > 0), or None for 1 each."""
         cdef int f, k, i, lvl, levels = max(max_depth, 1) + 1
         cdef Elem e
         self.init_sizes(order.shape[1], order.shape[0], n_classes, min_leaf, cost, 1, y)
+        self.weighted = weights is not None
+        if self.weighted:
+            if weights.shape[0] != self.n:
+                raise ValueError(f"{weights.shape[0]} weights for {self.n} rows")
+            self.weight.resize(self.n)
+            self.root_counts.assign(self.K, 0.0)
+            for i in range(self.n):
+                if not (weights[i] > 0.0 and weights[i] < INFINITY):
+                    raise ValueError(f"row {i}'s weight {weights[i]} is not finite and positive")
+                self.weight[i] = weights[i]
+                self.root_counts[y[i]] += weights[i]
+            self.wq.resize(2 * self.K)
+            self.wc.resize(2 * self.K)
         self.root.resize(<size_t>self.n * self.p)
         for f in range(self.p):
             for k in range(self.n):
@@ -78,10 +93,11 @@ cdef class SortedLayout:
         b += self.base_bytes()
         b += (self.fql.capacity() + self.cl.capacity()
               + self.class_hist.capacity()) * sizeof(int32_t)
+        b += (self.weight.capacity() + self.wq.capacity() + self.wc.capacity()) * sizeof(double)
         b += self.root.capacity() * sizeof(Elem) + self.flag.capacity()
         for lvl in range(self.children.size()):
             b += self.children[lvl].capacity() * sizeof(Elem)
-            b += (self.cnt_left[lvl].capacity() + self.cnt_right[lvl].capacity()) * sizeof(int32_t)
+            b += (self.cnt_left[lvl].capacity() + self.cnt_right[lvl].capacity()) * sizeof(double)
         return b
 
     cdef void init_root(self, Node* root) noexcept nogil:
@@ -103,6 +119,9 @@ cdef class SortedLayout:
         cdef int32_t* cc = &self.cl[0]
         cdef double best = INFINITY, sl, sr, g
         cdef int32_t best_pos = -1
+        if self.weighted:
+            self._gini_weighted(node, f, score, pos, NULL)
+            return
         sum_squares_start(node.counts, cc, self.K, &sl, &sr)
         for k in range(nn):
             if k > 0 and arr[k].rank != arr[k - 1].rank:
@@ -114,14 +133,27 @@ cdef class SortedLayout:
         score[0] = best
         pos[0] = best_pos
 
-    cdef int thresholds(self, Node* node, int f, int32_t* P) noexcept nogil:
+    cdef int thresholds(self, Node* node, int f, int32_t* P, double* D) noexcept nogil:
         """Every position where feature f's value changes, leaving both sides
-        at least min_leaf instances."""
+        at least min_leaf instances, and the weight left of each."""
         cdef int nn = node.size, ml = self.min_leaf, k, m = 0
         cdef Elem* arr = node.elems + <size_t>f * nn
+        cdef double* wt
+        cdef double left = 0.0
+        if self.weighted:
+            wt = &self.weight[0]
+            left = wt[arr[0].id]
+            for k in range(1, nn):
+                if arr[k].rank != arr[k - 1].rank and k >= ml and nn - k >= ml:
+                    P[m] = k
+                    D[m] = left
+                    m += 1
+                left += wt[arr[k].id]
+            return m
         for k in range(1, nn):
             if arr[k].rank != arr[k - 1].rank and k >= ml and nn - k >= ml:
                 P[m] = k
+                D[m] = k
                 m += 1
         return m
 
@@ -137,6 +169,9 @@ cdef class SortedLayout:
         cdef int32_t* cc = &self.cl[0]
         cdef double sl, sr
         cdef Cand c
+        if self.weighted:
+            self._gini_weighted(node, f, NULL, NULL, out)
+            return
         sum_squares_start(node.counts, cc, self.K, &sl, &sr)
         for k in range(nn):
             if k > 0 and arr[k].rank != arr[k - 1].rank and k >= ml and nn - k >= ml:
@@ -148,12 +183,48 @@ cdef class SortedLayout:
                 out.push_back(c)
             sum_squares_move(node.counts, cc, arr[k].label, &sl, &sr)
 
+    cdef void _gini_weighted(self, Node* node, int f, double* score, int32_t* pos,
+                             vector[Cand]* out) noexcept nogil:
+        """gini_split (``out`` NULL) or candidates with weighted class counts."""
+        cdef int nn = node.size, ml = self.min_leaf, k, K = self.K
+        cdef Elem* arr = node.elems + <size_t>f * nn
+        cdef double* cc = &self.wc[0]
+        cdef double* wt = &self.weight[0]
+        cdef double total = 0.0, left = 0.0, best = INFINITY, sl, sr, g
+        cdef int32_t best_pos = -1
+        cdef Cand c
+        for k in range(K):
+            total += node.counts[k]
+        weighted_squares_start(node.counts, cc, K, &sl, &sr)
+        for k in range(nn):
+            if k > 0 and arr[k].rank != arr[k - 1].rank and total - left > 0.0:
+                g = (left - sl / left) + ((total - left) - sr / (total - left))
+                if out == NULL:
+                    if g < best:
+                        best = g
+                        best_pos = k
+                elif k >= ml and nn - k >= ml:
+                    c.score = g
+                    c.f = f
+                    c.pos = k
+                    c.lo = arr[k - 1].rank
+                    c.hi = arr[k].rank
+                    out.push_back(c)
+            weighted_squares_move(node.counts, cc, arr[k].label, wt[arr[k].id], &sl, &sr)
+            left += wt[arr[k].id]
+        if out == NULL:
+            score[0] = best
+            pos[0] = best_pos
+
     cdef bint solve_exact(self, Node* node, int depth, double* best_val, Split1* root,
                           Split1* sides) noexcept nogil:
         """Depth one (only a depth-one root gets here): D2Split with every
         instance in the left child."""
         cdef Split1 unused
-        self._d2(node.elems, node.size, 0, node.size, node.counts, root, &unused, self.min_leaf)
+        if self.weighted:
+            self._d2_weighted(node.elems, node.size, 0, node.size, root, &unused, self.min_leaf)
+        else:
+            self._d2(node.elems, node.size, 0, node.size, node.counts, root, &unused, self.min_leaf)
         if root.feature < 0 or root.val >= best_val[0] - EPS:
             return False
         best_val[0] = root.val
@@ -163,7 +234,10 @@ cdef class SortedLayout:
 
     cdef void children_depth_one(self, int level, Node* node, int f, int pos, int ml,
                                  Split1* left, Split1* right) noexcept nogil:
-        self._d2(node.elems, node.size, f, pos, node.counts, left, right, ml)
+        if self.weighted:
+            self._d2_weighted(node.elems, node.size, f, pos, left, right, ml)
+        else:
+            self._d2(node.elems, node.size, f, pos, node.counts, left, right, ml)
 
     cdef bint similarity_prune(self, Node* node, int depth, double ub, double* known_lb) noexcept nogil:
         """No similarity bound on this layout (ConTree's bounds act per threshold)."""
@@ -190,8 +264,10 @@ cdef class SortedLayout:
         cdef Elem* arr = data + <size_t>f * nn
         cdef Elem* dl = &self.children[level][0]
         cdef Elem* dr = dl + <size_t>pos * self.p
-        cdef int32_t* cntl = &self.cnt_left[level][0]
-        cdef int32_t* cntr = &self.cnt_right[level][0]
+        cdef double* cntl = &self.cnt_left[level][0]
+        cdef double* cntr = &self.cnt_right[level][0]
+        cdef bint weighted = self.weighted
+        cdef double* wt = self.weight.data()
         cdef int nl = pos, nr = nn - pos, k, g, a, b
         cdef Elem e
         cdef uint64_t a1 = 0, a2 = 0, b1 = 0, b2 = 0
@@ -207,8 +283,8 @@ cdef class SortedLayout:
             flag[arr[k].id] = 1
         for k in range(pos, nn):
             flag[arr[k].id] = 0
-        memset(cntl, 0, self.K * sizeof(int32_t))
-        memset(cntr, 0, self.K * sizeof(int32_t))
+        memset(cntl, 0, self.K * sizeof(double))
+        memset(cntr, 0, self.K * sizeof(double))
         arr = data
         a = 0
         b = 0
@@ -217,13 +293,13 @@ cdef class SortedLayout:
             if flag[e.id]:
                 dl[a] = e
                 a += 1
-                cntl[e.label] += 1
+                cntl[e.label] += wt[e.id] if weighted else 1.0
                 a1 += self.rnd1[e.id]
                 a2 ^= self.rnd2[e.id]
             else:
                 dr[b] = e
                 b += 1
-                cntr[e.label] += 1
+                cntr[e.label] += wt[e.id] if weighted else 1.0
                 b1 += self.rnd1[e.id]
                 b2 ^= self.rnd2[e.id]
         for g in range(1, self.p):
@@ -245,7 +321,7 @@ cdef class SortedLayout:
 
     # ---------------------------------------------------------------- depth two
 
-    cdef void _d2(self, Elem* data, int nn, int f1, int pos, int32_t* counts,
+    cdef void _d2(self, Elem* data, int nn, int f1, int pos, double* counts,
                   Split1* bl, Split1* br, int ml) noexcept nogil:
         """D2Split (Algorithm 2, with the notes' corrections): the optimal
         depth-1 subtrees of both children of the root split (f1, pos) in one
@@ -281,11 +357,11 @@ cdef class SortedLayout:
         for k in range(pos, nn):
             flag[arr[k].id] = 0
         for c in range(K):
-            fq[c] = counts[c] - fq[K + c]
+            fq[c] = <int32_t>counts[c] - fq[K + c]
         ntot[1] = pos
         ntot[0] = nn - pos
         for s in range(2):
-            leaf = leaf_errors(fq + s * K, K, ntot[s])
+            leaf = count_errors(fq + s * K, K, ntot[s])
             out[s].val = leaf
             out[s].feature = -1
             # errors + cost < leaf  <=>  errors < ceil(leaf - cost): integers from here on
@@ -424,3 +500,103 @@ cdef class SortedLayout:
             cc[c] += 1
             if cc[c] > best[s]:
                 best[s] = cc[c]
+
+    # ------------------------------------------------------ depth two, weighted
+
+    cdef void _d2_weighted(self, Elem* data, int nn, int f1, int pos,
+                           Split1* bl, Split1* br, int ml) noexcept nogil:
+        """D2Split over weighted rows: errors are sums of weights, so the
+        similarity skip counts weight, not rows (moving the threshold past
+        rows of total weight w changes a child's error by at most w).
+        Leaf sizes still count rows.  One scan per feature, class maxima
+        when a position is scored (O(K) there)."""
+        cdef int K = self.K
+        cdef double* fq = &self.wq[0]          # [side * K + class]: class weights per child
+        cdef double* cc = &self.wc[0]          # [side * K + class]: weight passed so far
+        cdef double* wt = &self.weight[0]
+        cdef uint8_t* flag = &self.flag[0]
+        cdef Elem* arr = data + <size_t>f1 * nn
+        cdef int k, c, f2, s, cnt_s, pv, n_left, prev_l, prev_r
+        cdef int start_skip = ml if ml > 1 else 1
+        cdef int ntot[2]
+        cdef double wtot[2]
+        cdef double passed[2]     # weight of the side's rows passed on this feature
+        cdef double skip[2]       # score the side again once passed[s] >= skip[s]
+        cdef double target[2]     # a split must make fewer errors than this (less EPS) to win
+        cdef double cost = self.cost, prefix_err, err, best_pre, best_suf, w
+        cdef Split1* out[2]
+        cdef Elem e
+        cdef double* fqs
+        cdef double* ccs
+        self.n_d2 += 1
+        out[0] = br
+        out[1] = bl
+        memset(fq, 0, 2 * K * sizeof(double))
+        for k in range(pos):
+            flag[arr[k].id] = 1
+            fq[K + arr[k].label] += wt[arr[k].id]
+        for k in range(pos, nn):
+            flag[arr[k].id] = 0
+            fq[arr[k].label] += wt[arr[k].id]
+        ntot[1] = pos
+        ntot[0] = nn - pos
+        for s in range(2):
+            wtot[s] = 0.0
+            for c in range(K):
+                wtot[s] += fq[s * K + c]
+            out[s].val = leaf_errors(fq + s * K, K)
+            out[s].feature = -1
+            target[s] = out[s].val - cost
+            if ntot[s] < 2 * ml:
+                target[s] = -INFINITY
+        for f2 in range(self.p):
+            if target[0] <= EPS and target[1] <= EPS:
+                break
+            arr = data + <size_t>f2 * nn
+            memset(cc, 0, 2 * K * sizeof(double))
+            for s in range(2):
+                passed[s] = 0.0
+                skip[s] = INFINITY if target[s] <= EPS else 0.0
+            n_left = 0
+            prev_l = -1
+            prev_r = -1
+            for k in range(nn):
+                e = arr[k]
+                s = flag[e.id]
+                cnt_s = n_left if s else k - n_left
+                pv = prev_l if s else prev_r
+                if (passed[s] >= skip[s] and cnt_s >= start_skip and e.rank != pv
+                        and ntot[s] - cnt_s >= ml):
+                    fqs = fq + s * K
+                    ccs = cc + s * K
+                    best_pre = 0.0
+                    best_suf = 0.0
+                    for c in range(K):
+                        if ccs[c] > best_pre:
+                            best_pre = ccs[c]
+                        if fqs[c] - ccs[c] > best_suf:
+                            best_suf = fqs[c] - ccs[c]
+                    prefix_err = passed[s] - best_pre
+                    err = prefix_err + (wtot[s] - passed[s] - best_suf)
+                    if err < target[s] - EPS:
+                        target[s] = err
+                        out[s].feature = f2
+                        out[s].lo = pv
+                        out[s].hi = e.rank
+                        skip[s] = INFINITY if err <= EPS else passed[s]
+                    elif prefix_err >= target[s] - EPS:
+                        skip[s] = INFINITY    # the prefix's error never decreases along the scan
+                    else:
+                        # rows of total weight <= err - target cannot close the gap
+                        skip[s] = passed[s] + (err - target[s]) - EPS
+                    if skip[0] == INFINITY and skip[1] == INFINITY:
+                        break
+                prev_l = e.rank if s else prev_l
+                prev_r = prev_r if s else e.rank
+                n_left += s
+                w = wt[e.id]
+                cc[s * K + e.label] += w
+                passed[s] += w
+        for s in range(2):
+            if out[s].feature >= 0:
+                out[s].val = target[s] + cost

@@ -69,12 +69,12 @@ def leaf_count(pt: PerfectTree, B: np.ndarray, y: np.ndarray, n_classes: int) ->
 
 
 def to_tree(pt: PerfectTree, columns: np.ndarray, B_full: np.ndarray, y_full: np.ndarray,
-            n_classes: int, n_tests: int, majority: bool = False) -> Tree:
+            n_classes: int, n_tests: int, majority: bool = False, weight: np.ndarray | None = None) -> Tree:
     """The simplified tree over the original Boolean tests (threshold 0.5:
-    left = test false), with class counts of the full training data.  Reads
-    only the tested columns of ``B_full`` (it may be rows x 30,000 tests)."""
-    def counts_of(rows):
-        return np.bincount(y_full[rows], minlength=n_classes)
+    left = test false), with class counts of the full training data (class
+    weights with ``weight``).  Reads only the tested columns of ``B_full``
+    (it may be rows x 30,000 tests)."""
+    counts_of = _counter(y_full, n_classes, weight)
 
     everyone = np.arange(B_full.shape[0])
     if pt.depth == 0:
@@ -83,16 +83,22 @@ def to_tree(pt: PerfectTree, columns: np.ndarray, B_full: np.ndarray, y_full: np
         root = _simplify(pt, B_full, counts_of, majority, columns=columns)
         if root is None:
             root = ("leaf", int(pt.leaf_class[0]) if pt.leaf_class[0] >= 0 else 0, everyone)
-    return _emit(root, columns, counts_of, n_classes, n_tests)
+    return _emit(root, columns, counts_of, n_classes, n_tests, weight is not None)
+
+
+def _counter(y_full: np.ndarray, n_classes: int, weight: np.ndarray | None):
+    """Class counts (or weights) of a set of rows."""
+    def counts_of(rows):
+        return np.bincount(y_full[rows], minlength=n_classes, weights=None if weight is None else weight[rows])
+    return counts_of
 
 
 def nested_to_tree(node: tuple, columns: np.ndarray, B_full: np.ndarray, y_full: np.ndarray,
-                   n_classes: int, n_tests: int) -> Tree:
+                   n_classes: int, n_tests: int, weight: np.ndarray | None = None) -> Tree:
     """A nested tree over kept columns (``("leaf", cls)`` / ``("split", j,
     left, right)``, e.g. the greedy fallback's) as a :class:`Tree` over the
     original tests; each leaf predicts its training majority."""
-    def counts_of(rows):
-        return np.bincount(y_full[rows], minlength=n_classes)
+    counts_of = _counter(y_full, n_classes, weight)
 
     def route(item, rows):
         if item[0] == "leaf" or rows.size == 0:
@@ -108,10 +114,11 @@ def nested_to_tree(node: tuple, columns: np.ndarray, B_full: np.ndarray, y_full:
             return ("leaf", left_node[1], rows)         # siblings predicting the same class
         return ("split", item[1], left_node, right_node, rows)
 
-    return _emit(route(node, np.arange(B_full.shape[0])), columns, counts_of, n_classes, n_tests)
+    return _emit(route(node, np.arange(B_full.shape[0])), columns, counts_of, n_classes, n_tests,
+                 weight is not None)
 
 
-def _emit(root, columns: np.ndarray, counts_of, n_classes: int, n_tests: int) -> Tree:
+def _emit(root, columns: np.ndarray, counts_of, n_classes: int, n_tests: int, weighted: bool = False) -> Tree:
     """Nested ("leaf", cls, rows) / ("split", j, left, right, rows) as a Tree."""
     feature, left, right, value = [], [], [], []
 
@@ -135,4 +142,4 @@ def _emit(root, columns: np.ndarray, counts_of, n_classes: int, n_tests: int) ->
     return Tree(feature=feature_arr, threshold=np.where(feature_arr >= 0, 0.5, -2.0),
                 children_left=np.array(left), children_right=np.array(right),
                 value=np.array(value, dtype=np.float64).reshape(len(feature), n_classes),
-                n_features=n_tests)
+                n_features=n_tests, weighted=weighted)

@@ -65,7 +65,8 @@ def ordinal_matrix(B: np.ndarray, chains: list[np.ndarray]) -> np.ndarray:
     return X
 
 
-def dp_search(X: np.ndarray, y: np.ndarray, n_classes: int, depth: int, node_cost: float = 0.0):
+def dp_search(X: np.ndarray, y: np.ndarray, n_classes: int, depth: int, node_cost: float = 0.0,
+              sample_weight: np.ndarray | None = None):
     """The DP engine's optimal tree of depth <= ``depth`` (errors +
     ``node_cost`` per branching node; a ``search.contree.SearchResult``,
     proven), within the in-process deadline if any (:class:`OutOfTime`
@@ -76,7 +77,7 @@ def dp_search(X: np.ndarray, y: np.ndarray, n_classes: int, depth: int, node_cos
     if left is not None and left <= 0:
         raise OutOfTime
     found = search_tree(np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.int64), n_classes,
-                        depth, node_cost=node_cost, time_limit=left)
+                        depth, node_cost=node_cost, time_limit=left, sample_weight=sample_weight)
     if found.interrupted:
         raise KeyboardInterrupt
     if found.timed_out or found.stopped or found.memory_out:
@@ -127,9 +128,11 @@ class OrdinalTests:
     to count leaves."""
 
     def __init__(self, B: np.ndarray, y: np.ndarray, n_classes: int,
-                 chains: list[np.ndarray], binary: bool | None = None) -> None:
+                 chains: list[np.ndarray], binary: bool | None = None,
+                 weight: np.ndarray | None = None) -> None:
         self.B = B                                   # rows x all Boolean tests, 0/1
         self.y = np.asarray(y, dtype=np.int64)
+        self.weight = weight                         # each row's sample weight (None: 1 each)
         self.n_classes = n_classes
         n_tests = sum(len(c) for c in chains)
         if binary is None:
@@ -227,17 +230,19 @@ def smallest_tree_dp(data: OrdinalTests, *, objective: str, n_rows: int, n_colum
     return result
 
 
-def min_errors_dp(data: OrdinalTests, depth: int) -> tuple[SATResult, int]:
+def min_errors_dp(data: OrdinalTests, depth: int) -> tuple[SATResult, int | float]:
     """The depth-``depth`` tree over the Boolean tests with the fewest
     misclassifications of the training rows, and that number (proven
-    optimal); node features are test indices (``SATResult.over_tests``).
-    Ends by the in-process deadline, if any."""
+    optimal; their weight, with sample weights); node features are test
+    indices (``SATResult.over_tests``).  Ends by the in-process deadline, if any."""
     stats = SATStats(depths_tried=[depth], examples_encoded=0)
     if depth == 0 or not data.chains:
-        counts = np.bincount(data.y, minlength=data.n_classes)
+        counts = np.bincount(data.y, minlength=data.n_classes, weights=data.weight)
         best = int(np.argmax(counts))
         tree = PerfectTree(0, np.full(1, -1), np.array([best]))
-        return SATResult(tree, 0, stats=stats, over_tests=True), int(counts.sum() - counts[best])
-    found = dp_search(data.X, data.y, data.n_classes, depth)
+        errors = counts.sum() - counts[best]
+        return SATResult(tree, 0, stats=stats, over_tests=True), \
+            int(errors) if data.weight is None else float(errors)
+    found = dp_search(data.X, data.y, data.n_classes, depth, sample_weight=data.weight)
     return SATResult(data.perfect(found.tree, depth), 0, stats=stats, over_tests=True), \
-        int(round(found.objective))
+        int(round(found.objective)) if data.weight is None else float(found.objective)

@@ -33,7 +33,7 @@ class GreedyTree:
     root: tuple
     depth: int
     leaves: int
-    errors: int
+    errors: int | float
 
 
 def _xlogx(a: np.ndarray) -> np.ndarray:
@@ -94,7 +94,7 @@ def greedy_tree(problem: Problem, max_depth: int, checkpoint=None,
     B = problem.B
     W = np.zeros((problem.n_rows, problem.n_classes), dtype=np.float64)
     np.add.at(W, (problem.groups_row, problem.groups_class), problem.groups_weight)
-    errors = 0
+    errors = 0.0
     depth_reached = 0
     n_leaves = 0
     # explicit stack (a greedy tree may be deep): (rows, depth, slot to fill)
@@ -110,7 +110,7 @@ def greedy_tree(problem: Problem, max_depth: int, checkpoint=None,
         j = -1 if pure or depth >= max_depth else _best_split(B, rows, W[rows], criterion, checkpoint)
         if j < 0:
             parent[slot] = ("leaf", cls)
-            errors += int(round(counts.sum() - counts[cls]))
+            errors += counts.sum() - counts[cls]
             depth_reached = max(depth_reached, depth)
             n_leaves += 1
             continue
@@ -119,6 +119,8 @@ def greedy_tree(problem: Problem, max_depth: int, checkpoint=None,
         right = B[rows, j] == 1
         stack.append((rows[right], depth + 1, node, 3))
         stack.append((rows[~right], depth + 1, node, 2))
+    # row counts: an integer; sample weights: their misclassified sum
+    errors = float(errors) if problem.weighted else int(round(errors))
     return GreedyTree(_freeze(root[0]), depth_reached, n_leaves, errors)
 
 

@@ -32,7 +32,8 @@ class Problem:
 (whatever the order of the training rows), grouped by class.
 
     ``groups_row[g]``, ``groups_class[g]``, ``groups_weight[g]``: row g's
-    class and how many training examples share that row and class.
+    class and how many training examples share that row and class (int64),
+    or their summed sample weight (float64, ``weighted``).
     ``columns[j]`` is the original index of kept column j."""
     B: np.ndarray
     columns: np.ndarray
@@ -45,6 +46,10 @@ class Problem:
     @property
     def n_rows(self) -> int:
         return int(self.B.shape[0])
+
+    @property
+    def weighted(self) -> bool:
+        return self.groups_weight.dtype.kind == "f"
 
     def row_classes(self) -> np.ndarray:
         """The class of every distinct row (only for conflict-free problems)."""
@@ -96,9 +101,11 @@ def kept_columns(B: np.ndarray) -> np.ndarray:
     return varying[np.sort(first)]
 
 
-def prepare(B: np.ndarray, y: np.ndarray, n_classes: int, *, allow_conflicts: bool) -> Problem:
+def prepare(B: np.ndarray, y: np.ndarray, n_classes: int, *, allow_conflicts: bool,
+            weight: np.ndarray | None = None) -> Problem:
     """Reduce (B, y) to distinct rows and kept columns; raise
-    :class:`ConflictingExamplesError` on conflicting rows unless allowed."""
+    :class:`ConflictingExamplesError` on conflicting rows unless allowed.
+    With ``weight`` (each row's, > 0) a group weighs its rows' sum."""
     B = np.ascontiguousarray(B, dtype=np.uint8)
     y = np.asarray(y, dtype=np.int64)
     columns = kept_columns(B)
@@ -131,5 +138,7 @@ def prepare(B: np.ndarray, y: np.ndarray, n_classes: int, *, allow_conflicts: bo
     # user's rows happen to be sorted (car: 31 s sorted, 65-160 s shuffled)
     return Problem(B=np.ascontiguousarray(R[first]), columns=columns,
                    groups_row=groups_row, groups_class=groups_class,
-                   groups_weight=gcount.astype(np.int64), n_classes=n_classes,
+                   groups_weight=gcount.astype(np.int64) if weight is None
+                   else np.bincount(np.searchsorted(gkeys, key), weights=weight, minlength=len(gkeys)),
+                   n_classes=n_classes,
                    first_example=first)
