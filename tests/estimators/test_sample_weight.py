@@ -36,7 +36,7 @@ def _oracle(X, y, w, depth, cost=0.0, min_leaf=1):
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_weighted_tables(st.one_of(cell, st.just(math.nan))), st.integers(0, 3),
        st.sampled_from([0.0, 0.05]), st.sampled_from([1, 2]),
-       st.sampled_from(["exhaustive", "blossom", "top-k"]))
+       st.sampled_from(["exhaustive", "blossom", "top-k", "purity", "gain", "discrepancy"]))
 def test_weighted_fit_gives_the_brute_force_optimum(data, depth, cost, min_leaf, search):
     X, y, w = np.array(data[0], dtype=float), np.array(data[1]), np.array(data[2])
     if not (w > 0).any():
@@ -103,6 +103,20 @@ def test_zero_weight_removes_the_row():
     assert weighted.tree_ == removed.tree_
 
 
+def test_categorical_columns_with_weights():
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(37)
+    frame = pd.DataFrame({"colour": rng.choice(["red", "green", "blue", None], size=60),
+                          "size": rng.integers(0, 5, size=60).astype(float)})
+    y = ((frame["colour"] == "red") ^ (frame["size"] > 2)).to_numpy().astype(int) ^ (rng.random(60) < 0.2)
+    w = rng.integers(0, 4, size=60)
+    weighted = OptimalTreeClassifier(max_depth=2).fit(frame, y, sample_weight=w)
+    repeated = OptimalTreeClassifier(max_depth=2).fit(frame.loc[frame.index.repeat(w)].reset_index(drop=True),
+                                                      np.repeat(y, w))
+    assert weighted.objective_ == repeated.objective_ and weighted.is_optimal_
+    assert "colour" in weighted.export_text() or "size" in weighted.export_text()
+
+
 def test_unit_weights_change_nothing():
     rng = np.random.default_rng(11)
     X = rng.normal(size=(150, 4))
@@ -147,7 +161,8 @@ def test_class_weight_dict_and_sample_weight_multiply():
     ([1.0, 1.0], r"shape \(2,\), expected \(4,\)"),
     ([0.0, 0.0, 0.0, 0.0], "weights are zero"),
     (["a", "b", "c", "d"], "numbers"),
-    ([1e-10, 1.0, 1e10, 1.0], "more than 1e\\+15 apart"),
+    ([1e-10, 1.0, 1e10, 1.0], "more than 2\\^50 times the lightest"),
+    ([1e308, 1e308, 1e308, 1e308], "sum to more than a float64 holds"),
 ])
 def test_bad_sample_weights_are_refused(sample_weight, message):
     X = np.array([[0.0], [1.0], [2.0], [3.0]])
@@ -309,3 +324,16 @@ def test_sat_real_weights_and_zero_weight_rows():
     perfect = SATTreeClassifier("depth").fit(Xc, yc, sample_weight=[1.0, 0.0, 2.0, 1.0])
     assert perfect.train_error_ == 0 and perfect.is_optimal_
     assert perfect.predict(Xc[[0, 2, 3]]).tolist() == [0, 1, 0]
+
+
+def test_extreme_weights_scale_exactly_or_are_refused():
+    X = np.arange(4.0)[:, None]
+    y = [0, 1, 0, 1]
+    tiny = OptimalTreeClassifier(max_depth=1).fit(X, y, sample_weight=[1e-320] * 4)   # denormal: no overflow
+    assert tiny.is_optimal_ and tiny.objective_ == pytest.approx(1e-320, rel=1e-3)
+    huge = OptimalTreeClassifier(max_depth=1).fit(X, y, sample_weight=[1e300] * 4)
+    assert huge.objective_ == pytest.approx(1e300)
+    # a light row beside a total 2^50 times heavier cannot change a double sum: refused
+    X11 = np.arange(11.0)[:, None]
+    with pytest.raises(ValueError, match="2\\^50 times the lightest"):
+        OptimalTreeClassifier(max_depth=1).fit(X11, [0] * 10 + [1], sample_weight=[1e15] * 10 + [1.0])

@@ -185,4 +185,7 @@ def check_fit_weights(sample_weight, class_weight, y_index: np.ndarray, classes:
         weight = per_class[y_index] if weight is None else weight * per_class[y_index]
     if weight is not None and not (weight > 0).any():
         raise ValueError("all sample weights are zero (sample_weight times class_weight): nothing to fit")
+    if weight is not None and not np.isfinite(weight.sum()):
+        raise ValueError("the sample weights (times class_weight) sum to more than a float64 holds: "
+                         "rescale them")
     return weight

@@ -114,10 +114,12 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         maximises balanced accuracy.  Multiplies ``sample_weight``.
 
     ``fit(X, y, sample_weight=w)`` minimises the misclassified weight: the
-    search's bounds and pruning hold for any finite weights >= 0, integer
-    weights give the optimum of the data with each row repeated that many
-    times, and a row of weight 0 is left out (``min_samples_leaf`` counts the
-    other rows).  With weights, ``max_gap`` and ``complexity_cost`` are
+    search's bounds and pruning are re-derived for weights, integer weights
+    give exactly the optimum of the data with each row repeated that many
+    times, other real weights hold it to a billionth of the lightest row's
+    weight plus the rounding of double sums (about rows x 1e-16 of the
+    total), and a row of weight 0 is left out (``min_samples_leaf`` counts
+    the other rows).  With weights, ``max_gap`` and ``complexity_cost`` are
     fractions of the total weight, ``train_error_``, ``objective_`` and
     ``lower_bound_`` are in weight, and ``tree_.value`` holds class weights.
     Weighted data always takes the sorted-order layout (the bitset layout

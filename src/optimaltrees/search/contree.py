@@ -97,9 +97,9 @@ def search_tree(
                    clock_start=start, trace_trees=trace_trees, greedy_start=greedy_start)
 
 
-# Weights further apart than this are refused: a double sum keeps about 16
-# digits, so a row that much lighter than another could not change any sum.
-MAX_WEIGHT_RATIO = 1e15
+# A total weight more than this many times the lightest row's is refused: a
+# double keeps 53 bits, so beside such a total that row could not change a sum.
+MAX_TOTAL_OVER_LIGHTEST = 2.0 ** 50
 
 
 def _weighted_search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
@@ -108,8 +108,9 @@ def _weighted_search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_dep
     """The search over the rows of positive weight, the weights scaled by a
     power of two (exact) so that the lightest row weighs 1 to 2: the engine
     compares objectives with an absolute tolerance of 1e-9, so the optimum
-    holds to a billionth of the lightest row's weight (and to the rounding
-    of double sums, 1e-16 of the total); integer weights stay integers."""
+    holds to a billionth of the lightest row's weight plus the rounding of
+    sums of doubles (about rows x 1e-16 of the total weight, for weights
+    that are not integers; integer weights stay integers and exact)."""
     if weight.shape != (X.shape[0],) or not np.all(np.isfinite(weight)) or np.any(weight < 0):
         raise ValueError("sample_weight must hold one finite, non-negative weight per row")
     keep = weight > 0
@@ -119,26 +120,32 @@ def _weighted_search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_dep
         X, y_index, weight = X[keep], np.asarray(y_index)[keep], weight[keep]
         # as without weights: a leaf of every (remaining) row is always allowed
         options["min_samples_leaf"] = min(options["min_samples_leaf"], X.shape[0])
-    low, high = float(weight.min()), float(weight.max())
-    if high > MAX_WEIGHT_RATIO * low:
-        raise ValueError(f"sample weights span {low:.3g} to {high:.3g}, more than {MAX_WEIGHT_RATIO:.0e} "
-                         "apart: sums of doubles cannot tell the smallest from 0 beside the largest; "
-                         "rescale them, or give the smallest weight 0 to leave those rows out")
-    scale = 2.0 ** -math.floor(math.log2(low))
-    scaled = weight * scale
+    low = float(weight.min())
+    # the lightest row as 1 to 2: weight * 2**-e, exact (ldexp: no overflow for denormal weights)
+    e = math.frexp(low)[1] - 1
+    scaled = np.ldexp(weight, -e)
+    total = float(scaled.sum())
+    if not total <= MAX_TOTAL_OVER_LIGHTEST * float(scaled.min()):
+        raise ValueError(f"the sample weights total {math.ldexp(total, e):.6g}, more than 2^50 times the "
+                         f"lightest row's {low:.3g}: sums of doubles cannot tell that row from 0; rescale "
+                         "the weights, or give the lightest rows weight 0 to leave them out")
+
+    def back(v: float) -> float:
+        return math.ldexp(v, e) if math.isfinite(v) else v
 
     def unscaled(progress: Progress) -> object:
-        return callback(dataclasses.replace(progress, objective=progress.objective / scale,
-                                            lower_bound=progress.lower_bound / scale))
+        return callback(dataclasses.replace(progress, objective=back(progress.objective),
+                                            lower_bound=back(progress.lower_bound)))
 
-    result = _search(X, y_index, n_classes, max_depth, scaled, node_cost=node_cost * scale,
-                     max_gap=max_gap * scale, callback=None if callback is None else unscaled, **options)
-    result.objective /= scale
-    result.lower_bound /= scale
-    result.trace = [TracePoint(p.time, p.error / scale, p.objective / scale, p.lower_bound / scale)
+    result = _search(X, y_index, n_classes, max_depth, scaled, node_cost=math.ldexp(node_cost, -e),
+                     max_gap=math.ldexp(max_gap, -e), callback=None if callback is None else unscaled,
+                     **options)
+    result.objective = back(result.objective)
+    result.lower_bound = back(result.lower_bound)
+    result.trace = [TracePoint(p.time, back(p.error), back(p.objective), back(p.lower_bound))
                     for p in result.trace]
-    result.tree = result.tree.scaled(1.0 / scale)
-    result.trace_trees = [t.scaled(1.0 / scale) for t in result.trace_trees]
+    result.tree = result.tree.scaled(math.ldexp(1.0, e))
+    result.trace_trees = [t.scaled(math.ldexp(1.0, e)) for t in result.trace_trees]
     result.stats["rows_weight_zero"] = int(np.count_nonzero(~keep))
     return result
 

@@ -83,6 +83,15 @@ cdef inline double leaf_errors(double* counts, int K) noexcept nogil:
     return total - best
 
 
+cdef inline double total_weight(double* counts, int K) noexcept nogil:
+    """The set's weight (its size when rows are unweighted)."""
+    cdef int c
+    cdef double total = 0.0
+    for c in range(K):
+        total += counts[c]
+    return total
+
+
 cdef inline int count_errors(int32_t* counts, int K, int nn) noexcept nogil:
     """Errors of a leaf over integer class counts (the unweighted scans' scratch)."""
     cdef int c, best = 0

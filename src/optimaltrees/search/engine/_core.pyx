@@ -26,7 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from optimaltrees.search.engine._common cimport (
-    CACHE_ENTRY_BYTES, EPS, FREE, LEAF, Cand, Node, Split1, TNode, leaf_errors, now)
+    CACHE_ENTRY_BYTES, EPS, FREE, LEAF, Cand, Node, Split1, TNode, leaf_errors, now, total_weight)
 from optimaltrees.search.engine._control cimport RunControl, SharedRoot, share_claim, share_offer, share_ub
 from optimaltrees.search.engine._intervals cimport (
     Interval, first_at_least, narrow, push_beyond, push_halves, queue_floor, queue_start)
@@ -437,7 +437,8 @@ cdef class Engine:
                 node_lb = self._search(lay, level, node, depth, ub_in, gap, known_lb,
                                        &best_val, &best_tree, FREE)
         else:
-            action = self.rules.node_action(depth, &spent, best_val, nn)
+            # the rules read error rates and Gini gains per unit of the node's weight
+            action = self.rules.node_action(depth, &spent, best_val, total_weight(node.counts, self.K))
             if action == NODE_CUT:
                 res.lb = known_lb
                 res.val = best_val
@@ -546,6 +547,7 @@ cdef class Engine:
         updated state.  A result that skipped candidates proves nothing new:
         its lower bound stays ``known_lb``, so no restart trusts it as exact."""
         cdef int nn = node.size, r, a, b, total, limit, verdict
+        cdef double weight = total_weight(node.counts, self.K)
         cdef double cost = self.cost
         cdef double best_val = best_val_io[0], ub, bound, bound_b, lb_w, val_w, all_lb = INFINITY
         cdef double child_spent, best_score
@@ -571,7 +573,7 @@ cdef class Engine:
         best_score = cands[0][0].score if cands.size() > 0 else 0.0
         for r in range(<int>cands.size()):
             c = cands[0][r]
-            verdict = self.rules.admit(r, c.score, best_score, nn, spent, limit, &child_spent)
+            verdict = self.rules.admit(r, c.score, best_score, weight, spent, limit, &child_spent)
             if verdict != CAND_TRY:
                 cut = True
                 if verdict == CAND_SKIP:

@@ -39,10 +39,10 @@ cdef class RuleState:
     cdef vector[int32_t] feature_start     # [f]: where feature f's candidates start in scratch
     cdef vector[int32_t] feature_order     # features by their best candidate
 
-    cdef int node_action(self, int depth, double* spent, double best_val, int nn) noexcept nogil
+    cdef int node_action(self, int depth, double* spent, double best_val, double weight) noexcept nogil
     cdef int limit(self, int level, double spent) noexcept nogil
     cdef bint unrestricted(self, int level, int depth, double spent, int total) noexcept nogil
-    cdef int admit(self, int r, double score, double best_score, int nn, double spent, int limit,
+    cdef int admit(self, int r, double score, double best_score, double weight, double spent, int limit,
                    double* child_spent) noexcept nogil
     cdef int rank(self, int level, int p, int limit) noexcept nogil
     cdef size_t memory_bytes(self) noexcept nogil

@@ -54,14 +54,14 @@ cdef class RuleState:
     def active(self):
         return self.rule != RULE_NONE
 
-    cdef int node_action(self, int depth, double* spent, double best_val, int nn) noexcept nogil:
+    cdef int node_action(self, int depth, double* spent, double best_val, double weight) noexcept nogil:
         """A node rule (purity: pure enough by its best known tree means not
         expanded; height: low enough means exhaustive) or, for the candidate
         rules, a restricted search.  May set ``spent`` to FREE."""
         if self.rule == RULE_PURITY:
             if self.budget > 1.0:
                 spent[0] = FREE
-            elif 1.0 - best_val / nn >= self.budget - EPS:
+            elif 1.0 - best_val / weight >= self.budget - EPS:
                 self.n_rule_cuts += 1
                 return NODE_CUT
             return NODE_SEARCH
@@ -101,7 +101,7 @@ cdef class RuleState:
             return self.budget - spent >= levels
         return False
 
-    cdef int admit(self, int r, double score, double best_score, int nn, double spent, int limit,
+    cdef int admit(self, int r, double score, double best_score, double weight, double spent, int limit,
                    double* child_spent) noexcept nogil:
         """Whether the node's r-th ranked candidate (Gini ``score``; the
         node's best is ``best_score``) is tried, and its children's state."""
@@ -112,7 +112,7 @@ cdef class RuleState:
             if child_spent[0] > self.budget + EPS:
                 return CAND_STOP
         elif self.rule == RULE_GAIN:
-            gap_c = (score - best_score) / nn
+            gap_c = (score - best_score) / weight
             child_spent[0] = spent + gap_c
             if child_spent[0] > self.budget + EPS:
                 if child_spent[0] - self.budget < self.min_cut_gap:

@@ -7,6 +7,8 @@ implementation notes' corrections)."""
 from libc.stdint cimport int64_t
 from libc.string cimport memset
 from libc.math cimport ceil, INFINITY
+from libcpp.pair cimport pair
+from libcpp.queue cimport priority_queue
 
 from optimaltrees.search.engine._common cimport (
     EPS, NEVER, WIDE_CLASSES, count_errors, leaf_errors, sum_squares_start, sum_squares_move,
@@ -508,8 +510,12 @@ cdef class SortedLayout:
         """D2Split over weighted rows: errors are sums of weights, so the
         similarity skip counts weight, not rows (moving the threshold past
         rows of total weight w changes a child's error by at most w).
-        Leaf sizes still count rows.  One scan per feature, class maxima
-        when a position is scored (O(K) there)."""
+        Leaf sizes still count rows.  One scan per feature; the prefix's
+        largest class weight is kept up to date per row, the suffix's found
+        at a scored position: over K classes, or with many classes from a
+        max-heap of (suffix weight, class) whose stale tops are dropped
+        lazily (a class's suffix weight only falls), so a scored position
+        costs O(log n) instead of O(K)."""
         cdef int K = self.K
         cdef double* fq = &self.wq[0]          # [side * K + class]: class weights per child
         cdef double* cc = &self.wc[0]          # [side * K + class]: weight passed so far
@@ -523,7 +529,11 @@ cdef class SortedLayout:
         cdef double passed[2]     # weight of the side's rows passed on this feature
         cdef double skip[2]       # score the side again once passed[s] >= skip[s]
         cdef double target[2]     # a split must make fewer errors than this (less EPS) to win
-        cdef double cost = self.cost, prefix_err, err, best_pre, best_suf, w
+        cdef double cost = self.cost, prefix_err, err, best_suf, w
+        cdef double best_pre[2]   # largest class weight of the side's prefix
+        cdef bint wide = K > WIDE_CLASSES
+        cdef priority_queue[pair[double, int]] heap0, heap1     # suffix (weight, class), per side
+        cdef priority_queue[pair[double, int]]* hp
         cdef Split1* out[2]
         cdef Elem e
         cdef double* fqs
@@ -556,7 +566,16 @@ cdef class SortedLayout:
             memset(cc, 0, 2 * K * sizeof(double))
             for s in range(2):
                 passed[s] = 0.0
+                best_pre[s] = 0.0
                 skip[s] = INFINITY if target[s] <= EPS else 0.0
+            if wide:
+                heap0 = priority_queue[pair[double, int]]()
+                heap1 = priority_queue[pair[double, int]]()
+                for c in range(K):
+                    if fq[c] > 0.0:
+                        heap0.push(pair[double, int](fq[c], c))
+                    if fq[K + c] > 0.0:
+                        heap1.push(pair[double, int](fq[K + c], c))
             n_left = 0
             prev_l = -1
             prev_r = -1
@@ -569,14 +588,18 @@ cdef class SortedLayout:
                         and ntot[s] - cnt_s >= ml):
                     fqs = fq + s * K
                     ccs = cc + s * K
-                    best_pre = 0.0
                     best_suf = 0.0
-                    for c in range(K):
-                        if ccs[c] > best_pre:
-                            best_pre = ccs[c]
-                        if fqs[c] - ccs[c] > best_suf:
-                            best_suf = fqs[c] - ccs[c]
-                    prefix_err = passed[s] - best_pre
+                    if wide:
+                        hp = &heap1 if s else &heap0
+                        while not hp.empty() and hp.top().first != fqs[hp.top().second] - ccs[hp.top().second]:
+                            hp.pop()       # stale: that class's suffix weight fell since
+                        if not hp.empty():
+                            best_suf = hp.top().first
+                    else:
+                        for c in range(K):
+                            if fqs[c] - ccs[c] > best_suf:
+                                best_suf = fqs[c] - ccs[c]
+                    prefix_err = passed[s] - best_pre[s]
                     err = prefix_err + (wtot[s] - passed[s] - best_suf)
                     if err < target[s] - EPS:
                         target[s] = err
@@ -595,8 +618,14 @@ cdef class SortedLayout:
                 prev_r = prev_r if s else e.rank
                 n_left += s
                 w = wt[e.id]
-                cc[s * K + e.label] += w
+                c = s * K + e.label
+                cc[c] += w
                 passed[s] += w
+                if cc[c] > best_pre[s]:
+                    best_pre[s] = cc[c]
+                if wide and fq[c] - cc[c] > 0.0:
+                    hp = &heap1 if s else &heap0
+                    hp.push(pair[double, int](fq[c] - cc[c], e.label))
         for s in range(2):
             if out[s].feature >= 0:
                 out[s].val = target[s] + cost
