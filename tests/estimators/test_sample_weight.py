@@ -193,7 +193,7 @@ def test_weighted_limits_gap_and_time_limit():
     gapped = OptimalTreeClassifier(max_depth=3, max_gap=0.05).fit(X, y, sample_weight=w)
     assert best.objective_ <= gapped.objective_ <= best.objective_ + 0.05 * w.sum() + 1e-9
     assert gapped.lower_bound_ <= best.objective_ + 1e-9
-    with pytest.warns(UserWarning, match="time_limit"):
+    with pytest.warns(UserWarning, match="time_limit.*misclassified weight"):
         timed = OptimalTreeClassifier(max_depth=5, time_limit=0.05).fit(
             np.repeat(X, 10, axis=0) + rng.normal(scale=1e-3, size=(4000, 6)), np.repeat(y, 10),
             sample_weight=np.repeat(w, 10))
