@@ -261,8 +261,8 @@ def _tree_source(value, where: str) -> str:
 
 def _diagram_source(value, where: str) -> str:
     source = _string(value, where)
-    if source not in ("heuristic", "exact tree", "milp"):
-        raise ValueError(f"{where}: must be 'heuristic', 'exact tree' or 'milp', got {source!r}")
+    if source not in ("heuristic", "exact tree", "sat", "milp"):
+        raise ValueError(f"{where}: must be 'heuristic', 'exact tree', 'sat' or 'milp', got {source!r}")
     return source
 
 

@@ -166,15 +166,16 @@ def test_alpha_zero_on_a_full_skeleton_is_the_optimal_tree_proven(widths):
     assert clf.train_error_ == tree.train_error_
 
 
-def test_the_tree_start_beats_the_heuristic_and_says_so():
-    """iris on (1, 2, 4, 4): the optimal depth-4 tree (0 errors) laid on the
-    skeleton is better than the CART-like heuristic (1 error)."""
+def test_the_tree_start_beats_the_heuristic_and_the_sat_bound_proves_it():
+    """iris on (1, 2, 4, 4): the optimal depth-4 tree (0 errors, 7 nodes) laid
+    on the skeleton is better than the CART-like heuristic (1 error).  The
+    depth and separation bounds allow 0 errors with fewer nodes; the SAT
+    node bound shows that no diagram of 6 nodes is perfect, which proves it."""
     X, y = load_iris(return_X_y=True)
-    clf = DecisionDiagramClassifier((1, 2, 4, 4), time_limit=8, tree_time=4, random_state=0)
-    with pytest.warns(UserWarning, match="exact tree laid on the skeleton"):
-        clf.fit(X, y)
+    clf = DecisionDiagramClassifier((1, 2, 4, 4), time_limit=30, tree_time=4, random_state=0).fit(X, y)
     assert clf.diagram_source_ == "exact tree" and not clf.from_heuristic_
-    assert clf.train_error_ == 0
+    assert clf.train_error_ == 0 and clf.n_nodes_ == 7
     assert clf.objective_ < clf.heuristic_objective_
-    assert 0 < clf.lower_bound_ <= clf.objective_
-    assert clf.lower_bound_ >= clf.stats_["tree_bound"] > 0
+    assert clf.is_optimal_ and clf.lower_bound_ == clf.objective_
+    assert clf.stats_["sat_node_errors"][5] >= 1          # <= 6 nodes: at least one error
+    assert clf.stats_["tree_bound"] == clf.objective_

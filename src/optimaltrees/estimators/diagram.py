@@ -30,6 +30,9 @@ DEFAULT_TIME_LIMIT = 10.0
 EXACT_TREE_SHARE = 0.3
 EXACT_TREE_SECONDS = 60.0
 EXACT_TREE_MAX_DEPTH = 8
+#: ``diagram_source_`` in words
+SOURCE_TEXT = {"heuristic": "the heuristic's diagram", "exact tree": "the exact tree laid on the skeleton",
+               "sat": "the smaller diagram the SAT node bound found"}
 
 
 def _status(proven: bool, status: str, solver_status, source: str, bound: float = 0.0) -> str:
@@ -38,13 +41,12 @@ def _status(proven: bool, status: str, solver_status, source: str, bound: float 
     if proven:
         return "proven optimal"
     plain = {"time_limit": "time limit reached", "interrupted": "interrupted"}
-    if status in ("heuristic", "exact tree") or status in plain:     # the solver's status says more
+    if status in ("heuristic", "exact tree", "sat") or status in plain:     # the solver's status says more
         text = f"not proven optimal ({plain.get(solver_status, solver_status)})"
     else:
         text = f"not proven optimal: {status}"
-    if source != "milp" and not status.startswith(("heuristic (", "exact tree (", "unverified")):
-        text += ("; the heuristic's diagram" if source == "heuristic"
-                 else "; the exact tree laid on the skeleton") + ": the MILP found nothing better"
+    if source != "milp" and not status.startswith(("heuristic (", "exact tree (", "sat (", "unverified")):
+        text += "; " + SOURCE_TEXT[source] + ": the MILP found nothing better"
         text += (" and proved no lower bound above 0" if bound <= 0
                  else f" (the lower bound: {bound:.6g})")
     return text
@@ -108,7 +110,11 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         diagram (a diagram unfolds into a tree of depth <= its layers and
         <= its nodes): the bound is the MILP's cut, and a start that meets
         it is proven optimal without the MILP.  ``stats_["tree_searches"]``
-        has each search, ``stats_["tree_bound"]`` the bound.
+        has each search, ``stats_["tree_bound"]`` the bound.  Univariate
+        splits then ask a SAT solver, node count by node count, whether a
+        diagram of that size can beat the best start (up to 90 % of the
+        time left): each "no" raises the bound, a "yes" is a better diagram
+        (``diagram_source_ = "sat"``); ``stats_["sat_questions"]``.
     epsilon : margin that makes "<" usable in the multivariate MILP (features
         scaled to [0, 1]); univariate tests are exact and need none.
 
@@ -142,7 +148,8 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
     status_ : str             the solver's status, or why the answer is not trusted
     from_heuristic_ : bool    the diagram is the heuristic's (nothing better was found)
     diagram_source_ : str     where the diagram comes from: "heuristic", "exact tree" (the
-        optimal tree laid on the skeleton) or "milp"
+        optimal tree laid on the skeleton), "sat" (a smaller diagram found while
+        proving the SAT node bound) or "milp"
     timed_out_ : bool         the time limit stopped the solver (or kept it from starting)
     interrupted_ : bool       Ctrl-C stopped the fit (the best diagram so far is kept)
     heuristic_objective_, trace_, solve_time_, n_nodes_, stats_, fairness_rates_
@@ -370,9 +377,10 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
                 f"diagram's {self.objective_:.4g}")
 
     def _warn_time_limit(self, skeleton, settings, exact) -> None:
-        what = {"heuristic": "the heuristic's diagram (the MILP found nothing better)",
-                "exact tree": "the exact tree laid on the skeleton (the MILP found nothing better)",
-                }.get(self.diagram_source_, "the best diagram the MILP found")
+        milp = ("no time was left for the MILP" if "before the MILP" in self.status_
+                else "the MILP found nothing better")
+        what = (f"{SOURCE_TEXT[self.diagram_source_]} ({milp})"
+                if self.diagram_source_ in SOURCE_TEXT else "the best diagram the MILP found")
         bound = (f"lower bound {self.lower_bound_:.4g} (gap {self.gap_:.1%})" if self.lower_bound_ > 0
                  else "no lower bound proven above 0")
         warnings.warn(f"time_limit={self.time_limit} s reached: returning {what}; "

@@ -26,6 +26,7 @@ from optimaltrees.search.diagram.formulation import (BUILD_RATE, OutOfTime, buil
 from optimaltrees.search.diagram.heuristic import Points, Settings, heuristic, node_penalty, objective, prune
 from optimaltrees.search.diagram.skeleton import Placement, Skeleton, constant_placement
 from optimaltrees.search.diagram.solve import MilpResult, solve
+from optimaltrees.search.diagram.sat_nodes import integral_counts, node_error_bounds
 from optimaltrees.search.diagram.trees import (TreeKnowledge, errors_by_nodes, hull_cuts, merge_search,
                                                objective_bound, separate, tree_knowledge, tree_placement)
 
@@ -34,6 +35,10 @@ MIN_SOLVE_SECONDS = 0.2   # no MILP is started with less time than this (plus it
 #: share of ``tree_time`` the separation bound may take: it proves small data
 #: in well under a second, and on many features rarely gets far in any time
 SEPARATION_SHARE = 0.25
+#: share of the time left that the SAT questions "k nodes, e errors?" may take
+#: (the univariate MILP rarely improves on its start or its bound: the SAT
+#: answers prove where it does not)
+SAT_SHARE = 0.9
 
 
 @dataclass
@@ -376,15 +381,33 @@ def train_diagram(enc: Encoding, skeleton: Skeleton, settings: Settings, *, dead
                     separate(know, enc.X, enc.y, skeleton, best_model.n_nodes,
                              end if deadline is None else min(end, deadline), unit=enc.unit)
                 by_nodes = errors_by_nodes(know.error_bounds, skeleton, know.tests_needed, enc.unit)
+                floor = objective_bound(by_nodes, n, skeleton, settings)
+                if not interrupted and best_check.objective > floor + 1e-9 and integral_counts(points):
+                    left = None if deadline is None else deadline - time.perf_counter()
+                    nodes = node_error_bounds(
+                        points, skeleton, settings, start_objective=best_obj,
+                        known=by_nodes, admissible=lambda p: admissible(p, points, skeleton, settings),
+                        deadline=None if left is None else time.perf_counter() + SAT_SHARE * left)
+                    know.node_search = nodes
+                    by_nodes = np.maximum(by_nodes, nodes.errors)
+                    for plc in nodes.found[-1:]:
+                        obj = objective(points, skeleton, plc, settings)[0]
+                        plc = plc.canonical(skeleton, settings.epsilon, flip=multivariate)
+                        model = enc.to_model(clean_splits(plc, points, skeleton, univariate=True), skeleton)
+                        check = verify(model, enc, skeleton, settings)
+                        if not check.violations and check.objective <= obj + OBJECTIVE_TOL and obj < best_obj:
+                            best, best_obj, best_model, best_check, source = plc, obj, model, check, "sat"
                 floor, cuts = objective_bound(by_nodes, n, skeleton, settings), hull_cuts(by_nodes, n)
         except KeyboardInterrupt:
             interrupted = True
         if know is not None:
             say(f"exact trees ({know.seconds:.2f} s): {'; '.join(_search_text(r) for r in know.searches)}"
                 + (f"; fewer than {know.tests_needed} tests leave an error" if know.tests_needed > 1 else "")
+                + (f"; SAT ({know.node_search.seconds:.2f} s, {len(know.node_search.questions)} questions"
+                   f"{'' if know.node_search.complete else ', stopped'})" if know.node_search is not None else "")
                 + (f"; every diagram's objective >= {floor:.6g}" if know.error_bounds is not None else "")
-                + (f"; the tree start is better: objective {best_obj:.6g}" if source == "exact tree" else ""))
-        if source == "exact tree":
+                + (f"; the {source} start is better: objective {best_obj:.6g}" if source != "heuristic" else ""))
+        if source != "heuristic":
             trace.append((time.perf_counter() - start, best_check.objective, min(floor, best_check.objective)))
 
     milp, res, skipped = None, None, None
@@ -481,6 +504,10 @@ def train_diagram(enc: Encoding, skeleton: Skeleton, settings: Settings, *, dead
         if know.error_bounds is not None:
             stats.update(tree_bound=floor, tree_error_bounds=know.error_bounds.tolist(),
                          tests_needed=know.tests_needed)
+        if know.node_search is not None:
+            ns = know.node_search
+            stats.update(sat_node_errors=ns.errors.tolist(), sat_questions=ns.questions,
+                         sat_seconds=ns.seconds, sat_complete=ns.complete)
     if milp is not None:
         stats.update(variables=milp.n_cols, constraints=milp.n_rows, nonzeros=int(milp.A.nnz),
                      integer_variables=int(milp.integer.sum()))

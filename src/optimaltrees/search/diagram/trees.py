@@ -52,6 +52,7 @@ class TreeKnowledge:
     trees: list[Tree] = field(default_factory=list)      # start candidates, the priced tree first
     searches: list[dict] = field(default_factory=list)   # one record per search
     interrupted: bool = False                # Ctrl-C during a search
+    node_search: object = None               # the SAT node bounds (:class:`.sat_nodes.NodeSearch`), if asked
     seconds: float = 0.0
 
 

@@ -1,0 +1,131 @@
+"""The SAT node bound (issue 17): "is there a diagram of <= k nodes with <= e
+errors?" answered exactly, checked against the brute-force diagram oracle on
+small data with ties, duplicates, mixed points, many classes and extreme
+floats; the bounds it returns never exceed the brute-force optimum, and the
+diagrams it finds are real (recounted by routing every row)."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from optimaltrees import DecisionDiagramClassifier
+from optimaltrees.search.diagram.heuristic import Settings, node_penalty, objective
+from optimaltrees.search.diagram.sat_nodes import (DiagramFormula, _ask, _first_points, integral_counts,
+                                                   node_error_bounds)
+from optimaltrees.search.diagram.skeleton import make_skeleton
+from optimaltrees.search.diagram.train import admissible, encode
+
+from oracle import brute_force_diagram
+
+values = st.sampled_from([0.0, -0.0, 1.0, 2.5, -3.0, 1e300, -1e300, 5e-324, 7.0])
+WIDTHS = [(1,), (1, 1), (1, 2), (1, 1, 1), (1, 2, 1)]
+
+
+def _data(draw_rows, n_classes, widths):
+    X = np.array([r[0] for r in draw_rows], dtype=float)
+    y = np.array([r[1] % n_classes for r in draw_rows])
+    y[: n_classes] = np.arange(n_classes)       # every class present
+    if widths == (1, 2, 1):                      # the smallest skeleton with merges: one feature
+        X = X[:, :1]                             # keeps its brute force to about a second
+    return X, y
+
+
+rows = st.integers(3, 7).flatmap(lambda n: st.integers(1, 2).flatmap(lambda p: st.lists(
+    st.tuples(st.lists(values, min_size=p, max_size=p), st.integers(0, 2)), min_size=n, max_size=n)))
+
+
+def _fewest_errors(X, y, widths, k):
+    """The brute force's fewest errors of a diagram of <= k nodes (alpha = 0)."""
+    return int(round(brute_force_diagram(X, y, widths, 0.0, max_nodes=k) * len(y)))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows, st.sampled_from([2, 3]), st.sampled_from(WIDTHS), st.integers(1, 4))
+def test_every_question_gets_the_brute_force_answer(rows, K, widths, k):
+    """Q(k, e) for every e: "no" exactly where the brute force's fewest errors
+    with <= k nodes exceed e; a "yes" diagram really has <= k nodes and <= e
+    errors on every row (one formula answers all questions, e falling)."""
+    X, y = _data(rows, K, widths)
+    skeleton = make_skeleton(widths, K)
+    k = min(k, skeleton.n_internal)
+    points = encode(X, y, K, None, skeleton, Settings(), univariate=True).points
+    fewest = _fewest_errors(X, y, widths, k)
+    formula = DiagramFormula(points.X, points.counts, skeleton, len(y) + 1)
+    formula.add_points(_first_points(points))
+    try:
+        for e in range(len(y), -1, -1):
+            plc = _ask(formula, k, e, points, skeleton, Settings(), X.shape[1])
+            assert (plc is not None) == (fewest <= e), (k, e, fewest)
+            if plc is not None:
+                assert plc.active.sum() <= k
+                assert objective(points, skeleton, plc, Settings())[1] <= e
+                assert admissible(plc, points, skeleton, Settings())
+    finally:
+        formula.close()
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows, st.sampled_from([2, 3]), st.sampled_from(WIDTHS[1:]), st.sampled_from([0.0, 0.05, 0.3]),
+       st.sampled_from([0.0, 0.1, 1.0]), st.integers(1, 4))
+def test_bounds_never_exceed_the_brute_force_and_found_diagrams_are_optimal(rows, K, widths, alpha, slack, k):
+    """From a start ``slack`` above the optimum: every bound holds, every
+    diagram found beats the one before, and the last one is the optimum."""
+    X, y = _data(rows, K, widths)
+    skeleton = make_skeleton(widths, K)
+    k = min(k, skeleton.n_internal)
+    setting = Settings(alpha=alpha)
+    points = encode(X, y, K, None, skeleton, setting, univariate=True).points
+    optimum = brute_force_diagram(X, y, widths, alpha)
+    start = optimum + slack
+    res = node_error_bounds(points, skeleton, setting, start_objective=start,
+                            known=np.zeros(skeleton.n_internal), deadline=time.perf_counter() + 60,
+                            admissible=lambda p: admissible(p, points, skeleton, setting))
+    assert res.complete
+    assert res.errors[k - 1] <= _fewest_errors(X, y, widths, k)
+    best = start
+    for plc in res.found:
+        obj = objective(points, skeleton, plc, setting)[0]
+        assert obj < best and admissible(plc, points, skeleton, setting)
+        best = obj
+    assert best == pytest.approx(optimum, abs=1e-9)
+    # the per-k bounds prove it
+    price = node_penalty(skeleton, alpha)
+    for j in range(1, skeleton.n_internal + 1):
+        assert res.errors[j - 1] / len(y) + price * (j - 1) >= best - 1e-9, j
+
+
+def test_a_deadline_that_has_passed_proves_nothing_and_finds_nothing():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 5))
+    y = (X[:, 0] * X[:, 1] > 0).astype(int)
+    skeleton = make_skeleton((1, 2, 4), 2)
+    setting = Settings(alpha=0.01)
+    points = encode(X, y, 2, None, skeleton, setting, univariate=True).points
+    res = node_error_bounds(points, skeleton, setting, start_objective=0.5,
+                            known=np.zeros(7), deadline=time.perf_counter() - 1, admissible=lambda p: True)
+    assert not res.complete and not res.found and not res.errors.any()
+
+
+def test_fractional_weights_are_left_to_the_other_bounds():
+    skeleton = make_skeleton((1, 2), 2)
+    X = np.array([[0.0], [1.0], [2.0]])
+    y = np.array([0, 1, 0])
+    assert integral_counts(encode(X, y, 2, None, skeleton, Settings(), univariate=True).points)
+    w = np.array([0.5, 1.0, 2.0])
+    assert not integral_counts(encode(X, y, 2, None, skeleton, Settings(), univariate=True, weight=w).points)
+
+
+def test_the_estimator_proves_what_only_the_sat_bound_can():
+    """XOR of two features on a (1, 2) skeleton at a price per node: the depth
+    bound allows 1 node with 0 errors; only the skeleton's shape (one root,
+    two nodes below it) shows that a perfect diagram needs all 3 nodes."""
+    X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]] * 3, dtype=float)
+    y = np.array([0, 1, 1, 0] * 3)
+    model = DecisionDiagramClassifier((1, 2), alpha=0.01, time_limit=30, random_state=0).fit(X, y)
+    assert model.is_optimal_ and model.train_error_ == 0
+    assert model.objective_ == pytest.approx(brute_force_diagram(X, y, (1, 2), 0.01))
+    assert model.stats_["sat_complete"]
