@@ -5,7 +5,7 @@ tree of depth D, and :mod:`.separation` only how many tests a perfect one
 needs; neither sees the skeleton's shape (few nodes per layer, arcs only to
 the next layer or a terminal).  Where the best start has 0-20 errors the gap
 left is the price of a handful of nodes, and proving it means answering,
-for each k below the start's node count,
+for each node count k,
 
     Q(k, e):  is there a univariate diagram on the skeleton with at most k
               used nodes and at most e training errors?
@@ -28,14 +28,17 @@ The formula, per skeleton node u (layer l) and point i of the subset:
 * ``arc[u, s, v]`` side s of u leads to v (a node of layer l + 1 or a class
   terminal): exactly one per side when used, never both sides to one v,
   only to used nodes, and every used non-root node is entered;
-* ``reach[i, u]`` point i passes u (implied along the arcs from the root);
+* ``reach[i, u]`` point i passes u (implied along the arcs from the root;
+  only from a node of the layer above it passes); every used node is
+  reached by some point of the subset;
 * ``err[i, c]``   point i ends at class c, which costs it ``best - counts[c]``
   errors beyond its unavoidable ``total - best`` (counted once for all
   points, in the subset or not).
 
-Everything the MILP allows is a model of this formula (restricted to the
-subset's points), so an UNSAT answer bounds every diagram the MILP can
-return, whatever its side constraints (fairness, min_flow, tree, which only
+Every diagram the MILP allows is, on the subset's points, a model of this
+formula or scores the same as a smaller one that is (drop the used nodes no
+point of the subset reaches: none of its points changes path), so an UNSAT
+answer bounds every diagram the MILP can return, whatever its side constraints (fairness, min_flow, tree, which only
 remove diagrams).  A diagram found here is checked by the caller like any
 other start.  Integer class counts only (no sample weights, or integer ones).
 """
