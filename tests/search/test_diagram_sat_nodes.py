@@ -50,6 +50,21 @@ def test_every_question_gets_the_brute_force_answer(rows, K, widths, k):
     with <= k nodes exceed e; a "yes" diagram really has <= k nodes and <= e
     errors on every row (one formula answers all questions, e falling)."""
     X, y = _data(rows, K, widths)
+    _check_every_question(X, y, K, widths, k)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(rows, st.sampled_from([2, 3]), st.sampled_from(WIDTHS[:4]), st.integers(1, 4),
+       st.lists(st.integers(1, 4), min_size=8, max_size=8))
+def test_repeated_rows_count_with_their_multiplicity(rows, K, widths, k, times):
+    """Rows repeated 1-4 times: a point then holds several rows of one class
+    and some of another, and ending at a class costs the rows it gets wrong."""
+    X, y = _data(rows, K, widths)
+    times = np.array(times[: len(y)])
+    _check_every_question(np.repeat(X, times, axis=0), np.repeat(y, times), K, widths, k)
+
+
+def _check_every_question(X, y, K, widths, k):
     skeleton = make_skeleton(widths, K)
     k = min(k, skeleton.n_internal)
     points = encode(X, y, K, None, skeleton, Settings(), univariate=True).points
