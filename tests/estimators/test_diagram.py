@@ -266,6 +266,39 @@ def test_ctrl_c_returns_the_best_diagram(when, heuristic_time, tree_time):
     assert clf.objective_ <= clf.heuristic_objective_ + 1e-12
 
 
+@pytest.mark.ctrl_c
+@pytest.mark.skipif(os.name != "posix", reason="sends SIGINT to this process")
+def test_ctrl_c_during_the_sat_node_bound_without_a_time_limit(monkeypatch):
+    """Parity of four features: the folded depth-4 tree (7 nodes) is the start,
+    and proving that no 6-node diagram is perfect takes the SAT about 30 s.
+    Without a time limit the solver still runs in slices: Ctrl-C one second
+    into the SAT phase returns the start at once."""
+    import optimaltrees.search.diagram.train as train
+
+    real, timers, started = train.node_error_bounds, [], []
+
+    def interrupted_soon(*args, **kwargs):
+        timers.append(threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)))
+        timers[-1].start()
+        started.append(time.perf_counter())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(train, "node_error_bounds", interrupted_soon)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 6))
+    y = ((X[:, 0] > 0) ^ (X[:, 1] > 0.3) ^ (X[:, 2] < -0.2) ^ (X[:, 3] > 0.5)).astype(int)
+    try:
+        with pytest.warns(RuntimeWarning, match="interrupted"):
+            clf = DecisionDiagramClassifier((1, 2, 4, 4), time_limit=None, random_state=0).fit(X, y)
+    finally:
+        for t in timers:
+            t.cancel()
+    assert len(timers) == 1 and time.perf_counter() - started[0] < 5     # the SAT alone takes ~30 s
+    assert clf.interrupted_ and not clf.is_optimal_
+    assert clf.train_error_ == 0 and clf.n_nodes_ == 7
+    assert clf.stats_["solver_status"] == "interrupted"
+
+
 def test_ctrl_c_caught_by_the_heuristics_own_tree_search_is_not_lost(monkeypatch):
     """The heuristic's look-ahead runs the tree engine, which catches Ctrl-C
     and returns its result flagged: the fit must stop there, not go on to an

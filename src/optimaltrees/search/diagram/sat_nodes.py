@@ -70,6 +70,8 @@ SOLVER = "glucose4"
 #: each used node is reached by a point of the subset (measured: parkinsons, hayes-roth and
 #: breast-cancer-wisconsin's hardest questions 72 s in all, against 93 s without)
 USED_IS_REACHED = True
+#: seconds that stand for "no deadline" (SAT calls then still return to Python every ~0.1 s)
+NO_DEADLINE = 1e9
 
 
 @dataclass
@@ -325,7 +327,8 @@ def node_error_bounds(points: Points, skeleton: Skeleton, settings: Settings, *,
     # 8-node diagram at once and proved it)
     best_obj, k, unanswered = start_objective, m, False
     try:
-        with deadline_in(None if deadline is None else deadline - time.perf_counter()):
+        # no deadline: a far one all the same, so the solver runs in slices and Ctrl-C is seen
+        with deadline_in(NO_DEADLINE if deadline is None else deadline - time.perf_counter()):
             formula.add_points(_first_points(points))
             while k >= 1:
                 check_deadline()
