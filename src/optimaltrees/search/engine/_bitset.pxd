@@ -49,6 +49,7 @@ cdef class BitsetLayout(DataLayout):
     cdef void split_ranks(self, Node* node, int f, int pos, int32_t* lo, int32_t* hi) noexcept nogil
     cdef void partition(self, int level, Node* node, int f, int pos, Node* out) noexcept nogil
     cdef void candidates(self, Node* node, int f, vector[Cand]* out) noexcept nogil
+    cdef bint solves_whole(self, Node* node, int depth) noexcept nogil
     cdef bint solve_exact(self, Node* node, int depth, double* best_val, Split1* root,
                           Split1* sides) noexcept nogil
     cdef void children_depth_one(self, int level, Node* node, int f, int pos, int ml,

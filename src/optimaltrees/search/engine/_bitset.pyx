@@ -220,6 +220,9 @@ cdef class BitsetLayout:
 
     # ------------------------------------------------------- depth one and two
 
+    cdef bint solves_whole(self, Node* node, int depth) noexcept nogil:
+        return depth <= self.exact_depth
+
     cdef bint solve_exact(self, Node* node, int depth, double* best_val, Split1* root,
                           Split1* sides) noexcept nogil:
         if depth == 2:

@@ -429,9 +429,13 @@ cdef class Engine:
             return res
         self.n_subproblems += 1
         if spent == FREE or depth < self.rules.from_depth:
-            if depth <= lay.exact_depth:
+            # whole (no search) unless the root's features are shared out between threads
+            if lay.solves_whole(node, depth) and (level > 0 or self.ctl.shared == NULL
+                                                  or depth <= lay.exact_depth):
                 if lay.solve_exact(node, depth, &best_val, &small_root, small_sides):
                     best_tree = self._small_tree(&small_root, small_sides)
+                    if level == 0:
+                        self._root_improved(best_val, best_tree)
                 node_lb = best_val
             else:
                 node_lb = self._search(lay, level, node, depth, ub_in, gap, known_lb,

@@ -14,7 +14,10 @@ never branches on which layout it runs over.
     split_ranks(node, f, pos, &lo, &hi) the ranks a split at pos separates
     partition(level, node, f, pos, out) both children, in level's buffers
     candidates(node, f, out)            feature f's splits with Gini scores (rule strategies)
-    solve_exact(node, depth, ...)       nodes of depth <= exact_depth solved whole
+    solves_whole(node, depth)           whether solve_exact takes this node (always at
+                                        depth <= exact_depth; the sorted layout also takes
+                                        depth-two nodes whose histograms are cheap)
+    solve_exact(node, depth, ...)       a node solved whole, without search
     children_depth_one(...)             best depth-one subtree of both children of a split
     similarity_prune(node, depth, ...)  a bound from recently solved similar sets
     remember(node, depth, lb)           ... and remembering this one

@@ -5,7 +5,7 @@ partition and a threshold a position in a sorted order; the depth-two
 solver (D2Split) scores both children of a split in one scan.  Rows may
 carry weights: then class counts are sums of weights, and the depth-two
 scan and ConTree's neighbourhood bounds measure distance in weight."""
-from libc.stdint cimport int32_t, uint8_t, uint64_t
+from libc.stdint cimport int32_t, uint8_t, uint16_t, uint64_t
 from libcpp.vector cimport vector
 
 from optimaltrees.search.engine._layout_base cimport DataLayout
@@ -27,6 +27,13 @@ cdef class SortedLayout(DataLayout):
     cdef vector[uint64_t] rnd1, rnd2       # [instance]: random words whose sum / xor hash a set
     cdef vector[int32_t] fql, cl           # depth-two scratch: two children x K class counts
     cdef vector[int32_t] class_hist        # depth-two scratch with many classes: two sides x (n + 1) counts
+    cdef bint hist_ready                   # every feature has few ranks: depth-two nodes may use histograms
+    cdef int hist_bins                     # histogram bins: the features' rank counts summed
+    cdef vector[int32_t] rank_offset       # [f]: feature f's first bin; [p]: hist_bins
+    cdef vector[uint16_t] row_rank         # [instance * p + f]: the instance's rank on feature f (histograms only)
+    cdef vector[int32_t] hist_left         # [bin * K + class]: the rows left of the root threshold
+    cdef vector[int32_t] hist_total        # [bin * K + class]: the node's rows
+    cdef vector[int32_t] hist_scratch      # 3 x K class counts: left and right child, a prefix
 
     cdef void init_root(self, Node* root) noexcept nogil
     cdef void gini_split(self, Node* node, int f, double* score, int32_t* pos) noexcept nogil
@@ -34,8 +41,11 @@ cdef class SortedLayout(DataLayout):
     cdef void split_ranks(self, Node* node, int f, int pos, int32_t* lo, int32_t* hi) noexcept nogil
     cdef void partition(self, int level, Node* node, int f, int pos, Node* out) noexcept nogil
     cdef void candidates(self, Node* node, int f, vector[Cand]* out) noexcept nogil
+    cdef void _init_histograms(self, int32_t[:, ::1] rank, int max_depth)
+    cdef bint solves_whole(self, Node* node, int depth) noexcept nogil
     cdef bint solve_exact(self, Node* node, int depth, double* best_val, Split1* root,
                           Split1* sides) noexcept nogil
+    cdef bint _hist_d2(self, Node* node, double* best_val, Split1* root, Split1* sides) noexcept nogil
     cdef void children_depth_one(self, int level, Node* node, int f, int pos, int ml,
                                  Split1* left, Split1* right) noexcept nogil
     cdef bint similarity_prune(self, Node* node, int depth, double ub, double* known_lb) noexcept nogil

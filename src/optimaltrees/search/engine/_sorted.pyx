@@ -4,15 +4,49 @@
 """Sorted-order layout: partition, thresholds and the depth-two solver
 D2Split (Brita, van der Linden, Demirovic, AAAI 2025, Algorithm 2 with the
 implementation notes' corrections)."""
-from libc.stdint cimport int64_t
+from libc.stdint cimport int64_t, uint16_t
 from libc.string cimport memset
-from libc.math cimport ceil, INFINITY
+from libc.math cimport ceil, floor, INFINITY
 from libcpp.pair cimport pair
 from libcpp.queue cimport priority_queue
 
 from optimaltrees.search.engine._common cimport (
     EPS, NEVER, WIDE_CLASSES, count_errors, leaf_errors, sum_squares_start, sum_squares_move,
     weighted_squares_start, weighted_squares_move)
+from optimaltrees.search.engine._histogram cimport best_depth_one
+
+# a depth-two node takes the histograms when their cost is below this many
+# D2Split scans (nn * p each); ConTree's search makes tens to hundreds of
+# them per depth-two node (measured: 90-200 on 10^3-10^4 binned noisy rows)
+cdef double hist_scans = 100.0
+# the share of root thresholds the histogram solver scores after its
+# similarity skips (measured: the crossover of the two solvers on binned
+# noisy data, 256 bins, lies at about 1,000 rows)
+cdef double HIST_SCORED = 0.05
+# ... and only on nodes of at least this many rows.  Below it both solvers
+# take milliseconds, and one solver for all small data keeps ties broken the
+# same way with and without weights (the histograms count unweighted rows),
+# so integer weights give the tree of the repeated rows, as scikit-learn asks.
+cdef int hist_min_rows = 1000
+
+
+def set_histogram_choice(double scans, int min_rows) -> tuple:
+    """Set when the histogram depth-two solver runs: its cost below ``scans``
+    D2Split scans (0: never, inf: always when the features have few ranks)
+    on nodes of at least ``min_rows`` rows; returns the old pair.  For tests
+    and benchmarks, which compare both solvers on the same data."""
+    global hist_scans, hist_min_rows
+    old = (hist_scans, hist_min_rows)
+    hist_scans = scans
+    hist_min_rows = min_rows
+    return old
+
+
+cdef enum:
+    # histograms are built only when every feature has at most this many ranks ...
+    HIST_MAX_RANKS = 4096
+    # ... and all features' bins times the classes stay below this (the buffers' size)
+    HIST_MAX_CELLS = 1 << 22
 
 
 cdef inline void _offer(int err, int prefix_err, int cnt_s, int feature, int lo, int hi,
@@ -87,7 +121,41 @@ cdef class SortedLayout:
         self.cl.resize(2 * self.K)
         if self.K > WIDE_CLASSES:
             self.class_hist.resize(2 * (<size_t>self.n + 1))
+        self._init_histograms(rank, max_depth)
         self.fixed_bytes = self.memory_bytes()
+
+    cdef void _init_histograms(self, int32_t[:, ::1] rank, int max_depth):
+        """Ready the histogram depth-two solver when every feature has few
+        ranks (unweighted rows only: the histograms count rows)."""
+        cdef int f, i, r, most = 0
+        cdef long long bins = 0
+        self.hist_ready = False
+        if self.weighted or max_depth < 2 or self.p == 0:
+            return
+        self.rank_offset.resize(self.p + 1)
+        for f in range(self.p):
+            r = 0
+            for i in range(self.n):
+                if rank[f, i] > r:
+                    r = rank[f, i]
+            r += 1
+            if r > most:
+                most = r
+            self.rank_offset[f] = <int32_t>bins
+            bins += r
+        self.rank_offset[self.p] = <int32_t>bins
+        if most > HIST_MAX_RANKS or bins * self.K > HIST_MAX_CELLS:
+            self.rank_offset.clear()
+            return
+        self.hist_ready = True
+        self.hist_bins = <int>bins
+        self.row_rank.resize(<size_t>self.n * self.p)
+        for f in range(self.p):
+            for i in range(self.n):
+                self.row_rank[<size_t>i * self.p + f] = <uint16_t>rank[f, i]
+        self.hist_left.resize(<size_t>bins * self.K)
+        self.hist_total.resize(<size_t>bins * self.K)
+        self.hist_scratch.resize(3 * self.K)
 
     cdef size_t memory_bytes(self) noexcept nogil:
         cdef size_t b = 0, lvl
@@ -97,6 +165,9 @@ cdef class SortedLayout:
               + self.class_hist.capacity()) * sizeof(int32_t)
         b += (self.weight.capacity() + self.wq.capacity() + self.wc.capacity()) * sizeof(double)
         b += self.root.capacity() * sizeof(Elem) + self.flag.capacity()
+        b += (self.rank_offset.capacity() + self.hist_left.capacity()
+              + self.hist_total.capacity() + self.hist_scratch.capacity()) * sizeof(int32_t)
+        b += self.row_rank.capacity() * sizeof(uint16_t)
         for lvl in range(self.children.size()):
             b += self.children[lvl].capacity() * sizeof(Elem)
             b += (self.cnt_left[lvl].capacity() + self.cnt_right[lvl].capacity()) * sizeof(double)
@@ -218,11 +289,31 @@ cdef class SortedLayout:
             score[0] = best
             pos[0] = best_pos
 
+    cdef bint solves_whole(self, Node* node, int depth) noexcept nogil:
+        """Depth one always; depth two from histograms when every feature
+        has few ranks and the histograms cost less than a typical search."""
+        cdef double nn = node.size, thresholds = 0.0, r, hist_cost
+        cdef int f
+        if depth <= 1:
+            return True
+        if depth != 2 or not self.hist_ready or node.size < hist_min_rows:
+            return False
+        for f in range(self.p):
+            r = self.rank_offset[f + 1] - self.rank_offset[f]
+            thresholds += r if r < nn else nn
+        # p^2 additions per row, and per scored root threshold one pass over
+        # every bin for each child
+        hist_cost = nn * self.p * self.p + HIST_SCORED * 2.0 * self.K * self.hist_bins * thresholds
+        return hist_cost <= hist_scans * nn * self.p
+
     cdef bint solve_exact(self, Node* node, int depth, double* best_val, Split1* root,
                           Split1* sides) noexcept nogil:
-        """Depth one (only a depth-one root gets here): D2Split with every
+        """Depth two (when :meth:`solves_whole` says so) from histograms;
+        depth one (only a depth-one root gets here): D2Split with every
         instance in the left child."""
         cdef Split1 unused
+        if depth == 2:
+            return self._hist_d2(node, best_val, root, sides)
         if self.weighted:
             self._d2_weighted(node.elems, node.size, 0, node.size, root, &unused, self.min_leaf)
         else:
@@ -233,6 +324,84 @@ cdef class SortedLayout:
         sides[0].feature = -1
         sides[1].feature = -1
         return True
+
+    cdef bint _hist_d2(self, Node* node, double* best_val, Split1* root_out,
+                       Split1* sides) noexcept nogil:
+        """Exact depth-two optimum from histograms (``_histogram.pxd``): for
+        each root feature, its rows in value order are added to the left
+        histogram one rank at a time, and each threshold between ranks is
+        scored with both children's best depth-one trees."""
+        cdef int nn = node.size, p = self.p, K = self.K, ml = self.min_leaf
+        cdef int f, f2, k, c, b, nl, skip_to
+        cdef int32_t* L = &self.hist_left[0]
+        cdef int32_t* T = &self.hist_total[0]
+        cdef int32_t* off = &self.rank_offset[0]
+        cdef int32_t* cl = &self.hist_scratch[0]
+        cdef int32_t* cr = cl + K
+        cdef int32_t* prefix = cl + 2 * K
+        cdef uint16_t* rr
+        cdef size_t cells = <size_t>self.hist_bins * K
+        cdef Elem* arr
+        cdef Elem e
+        cdef Split1 s_l, s_r
+        cdef double val, cost = self.cost
+        cdef bint found = False
+        self.n_d2 += 1
+        memset(T, 0, cells * sizeof(int32_t))
+        arr = node.elems
+        for k in range(nn):
+            e = arr[k]
+            rr = &self.row_rank[<size_t>e.id * p]
+            for f2 in range(p):
+                T[(off[f2] + rr[f2]) * K + e.label] += 1
+        for f in range(p):
+            arr = node.elems + <size_t>f * nn
+            if arr[0].rank == arr[nn - 1].rank:
+                continue        # constant on this node
+            memset(L, 0, cells * sizeof(int32_t))
+            for c in range(K):
+                cl[c] = 0
+            nl = 0
+            k = 0
+            skip_to = 0
+            while k < nn:
+                # move every row of this rank to the left child
+                b = arr[k].rank
+                while k < nn and arr[k].rank == b:
+                    e = arr[k]
+                    rr = &self.row_rank[<size_t>e.id * p]
+                    for f2 in range(p):
+                        L[(off[f2] + rr[f2]) * K + e.label] += 1
+                    cl[e.label] += 1
+                    nl += 1
+                    k += 1
+                if k == nn:
+                    break
+                if nl < ml or nn - nl < ml or nl < skip_to:
+                    continue
+                for c in range(K):
+                    cr[c] = <int32_t>node.counts[c] - cl[c]
+                best_depth_one(L, T, cl, nl, False, off, p, K, ml, cost, prefix, &s_l)
+                val = s_l.val + cost        # a bound: the right child costs at least 0
+                if val < best_val[0] - EPS:
+                    best_depth_one(L, T, cr, nn - nl, True, off, p, K, ml, cost, prefix, &s_r)
+                    val = s_l.val + s_r.val + cost
+                if ml == 1 and val >= best_val[0] - EPS:
+                    # moving m rows across the root threshold changes the
+                    # optimum by at most m (ConTree's similarity bound; leaf
+                    # sizes break it): thresholds this close cannot win
+                    skip_to = nl + <int>floor(val - best_val[0] + EPS) + 1
+                    continue
+                if val < best_val[0] - EPS:
+                    best_val[0] = val
+                    root_out.val = val
+                    root_out.feature = f
+                    root_out.lo = b
+                    root_out.hi = arr[k].rank
+                    sides[0] = s_l
+                    sides[1] = s_r
+                    found = True
+        return found
 
     cdef void children_depth_one(self, int level, Node* node, int f, int pos, int ml,
                                  Split1* left, Split1* right) noexcept nogil:

@@ -1,0 +1,91 @@
+# cython: language_level=3
+"""Depth-two trees from class histograms, for features with few values.
+
+When every feature takes few distinct values (binned data, integer or
+categorical codes), a depth-two node is cheaper to solve whole than by
+ConTree's branch-and-bound over D2Split scans: walk the rows in one root
+feature's order, add each row's (feature, rank, class) to a histogram of
+the rows left of the root threshold, and at every threshold score both
+children's best depth-one splits from the histogram alone.  Cost per node:
+nn * p^2 additions plus, per root threshold, one pass over all bins, and
+no pruning is needed (every threshold is scored exactly).
+
+The histograms are laid out by bin: bin ``offset[f] + rank`` of feature f
+holds K class counts.  These helpers are inline so the layout's solver
+compiles into one loop nest.
+"""
+from libc.math cimport ceil
+from libc.stdint cimport int32_t
+
+from optimaltrees.search.engine._common cimport EPS, Split1
+
+
+cdef inline int best_depth_one(int32_t* left, int32_t* total, int32_t* side_counts, int ns,
+                               bint is_right, int32_t* offset, int p, int K, int ml,
+                               double cost, int32_t* prefix, Split1* out) noexcept nogil:
+    """The best depth-one tree of one child of the root split.
+
+    The child's count of bin b, class c is ``left[b*K + c]`` (the left
+    child) or ``total[b*K + c] - left[b*K + c]`` (the right child:
+    ``is_right``); ``side_counts`` are its class counts, ``ns`` its size.
+    ``out`` gets the leaf (feature -1) or the split of least errors + cost,
+    lo/hi the adjacent non-empty ranks it separates.  ``prefix``: K ints of
+    scratch.  The scan is D2Split's on bins: integer targets, a feature
+    abandoned once its prefix leaf alone errs too much, and positions
+    skipped that are too close to a losing one."""
+    cdef int c, f, b, end, pn, cnt, last, most, err, prefix_err, target, skip_until
+    cdef int32_t v
+    most = 0
+    for c in range(K):
+        if side_counts[c] > most:
+            most = side_counts[c]
+    out.val = ns - most
+    out.feature = -1
+    # errors + cost < leaf  <=>  errors < target
+    target = <int>ceil(out.val - cost - EPS)
+    if ns < 2 * ml or target <= 0:
+        return 0    # no room for two leaves, or no split can beat the leaf
+    for f in range(p):
+        for c in range(K):
+            prefix[c] = 0
+        pn = 0
+        last = -1
+        skip_until = ml
+        end = offset[f + 1]
+        for b in range(offset[f], end):
+            cnt = 0
+            for c in range(K):
+                cnt += total[b * K + c] - left[b * K + c] if is_right else left[b * K + c]
+            if cnt == 0:
+                continue
+            if last >= 0 and pn >= skip_until and ns - pn >= ml:
+                most = 0
+                for c in range(K):
+                    if prefix[c] > most:
+                        most = prefix[c]
+                prefix_err = pn - most
+                if prefix_err >= target:
+                    break       # the prefix leaf's errors only grow along the scan
+                most = 0
+                for c in range(K):
+                    if side_counts[c] - prefix[c] > most:
+                        most = side_counts[c] - prefix[c]
+                err = prefix_err + (ns - pn) - most
+                if err < target:
+                    target = err
+                    out.val = err + cost
+                    out.feature = f
+                    out.lo = last
+                    out.hi = b - offset[f]
+                    if err == 0:
+                        return 0
+                    skip_until = pn + 1
+                else:
+                    # each further row changes the errors by at most one
+                    skip_until = pn + (err - target) + 1
+            for c in range(K):
+                v = total[b * K + c] - left[b * K + c] if is_right else left[b * K + c]
+                prefix[c] += v
+            pn += cnt
+            last = b - offset[f]
+    return 0

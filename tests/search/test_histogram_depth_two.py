@@ -1,0 +1,95 @@
+"""The histogram depth-two solver (features with few values) against the
+brute force and against ConTree's own search on the same data: forced on,
+forced off, and as the cost model picks (here on nodes of any size; by
+default only nodes of 1,000 rows or more take it)."""
+import math
+from contextlib import contextmanager
+
+import numpy as np
+import pytest
+from hypothesis import given, note, settings, strategies as st
+
+from helpers import n_examples
+from instances import SETTINGS
+from oracle import brute_force_objective, leaf_sizes, recompute_objective
+
+from optimaltrees import OptimalTreeClassifier
+from optimaltrees.search.engine._sorted import set_histogram_choice
+
+EPS = 1e-9
+
+
+@contextmanager
+def solver(scans: float):
+    """The depth-two solver choice (inf: histograms on every node, 0: ConTree's
+    search, 100: the cost model's default on nodes of any size), restored after."""
+    old = set_histogram_choice(scans, 0)
+    try:
+        yield
+    finally:
+        set_histogram_choice(*old)
+
+
+@st.composite
+def few_values(draw, max_n=60, max_features=4):
+    """Rows over a few integer values per feature (binned data), labels in 1-4 classes."""
+    n = draw(st.integers(2, max_n))
+    p = draw(st.integers(1, max_features))
+    X = np.column_stack([draw(st.lists(st.integers(0, draw(st.integers(0, 6))), min_size=n, max_size=n))
+                         for _ in range(p)]).astype(np.float64)
+    k = draw(st.integers(1, 4))
+    y = np.array(draw(st.lists(st.integers(0, k - 1), min_size=n, max_size=n)))
+    return X, y
+
+
+def _fit(X, y, **params):
+    return OptimalTreeClassifier(**params).fit(X, y)
+
+
+@settings(max_examples=n_examples(120), **SETTINGS)
+@given(few_values(), st.integers(1, 3))
+def test_depth_two_from_histograms_is_the_brute_force_optimum(inst, min_leaf):
+    X, y = inst
+    note(f"X = np.array({X.tolist()!r}); y = np.array({y.tolist()!r}); min_leaf = {min_leaf}")
+    expected = brute_force_objective(X, y, 2, min_samples_leaf=min(min_leaf, len(y)))   # the estimator clamps it
+    for choice in (math.inf, 0.0):
+        with solver(choice):
+            clf = _fit(X, y, max_depth=2, min_samples_leaf=min_leaf)
+        assert clf.objective_ == expected, choice
+        assert clf.is_optimal_
+        assert recompute_objective(clf.tree_, X, y) == expected
+        assert min(leaf_sizes(clf.tree_, X).values()) >= min(min_leaf, len(y))
+
+
+@settings(max_examples=n_examples(80), **SETTINGS)
+@given(few_values(max_n=14, max_features=3), st.integers(2, 3), st.sampled_from([0.0, 0.5, 1.5]))
+def test_histograms_with_complexity_costs_below_depth_three(inst, depth, per_node):
+    """Depth-two subproblems of a depth-three search, with costs between
+    zero and more than one error per node."""
+    X, y = inst
+    n = len(y)
+    note(f"X = np.array({X.tolist()!r}); y = np.array({y.tolist()!r}); depth = {depth}; per_node = {per_node}")
+    expected = brute_force_objective(X, y, depth, cost_per_node=per_node)
+    for choice in (math.inf, 0.0, 100.0):
+        with solver(choice):
+            clf = _fit(X, y, max_depth=depth, complexity_cost=per_node / n)
+        assert clf.objective_ == pytest.approx(expected, abs=EPS), choice
+        assert clf.objective_ == pytest.approx(recompute_objective(clf.tree_, X, y, per_node), abs=EPS)
+        assert clf.is_optimal_
+
+
+def test_binned_noisy_data_both_solvers_agree():
+    """Nodes of thousands of rows over 32 bins: same optimum either way, and
+    the trees' thresholds route the rows as the solver counted them."""
+    rng = np.random.default_rng(3)
+    X = np.floor(rng.uniform(0, 32, size=(4000, 5)))
+    y = ((X[:, 0] + X[:, 1] > 30) ^ (rng.random(4000) < 0.15)).astype(int)
+    y[X[:, 2] > 28] = 2
+    fits = {}
+    for choice in (math.inf, 0.0):
+        with solver(choice):
+            fits[choice] = _fit(X, y, max_depth=3)
+    assert fits[math.inf].objective_ == fits[0.0].objective_
+    for clf in fits.values():
+        assert clf.is_optimal_
+        assert recompute_objective(clf.tree_, X, y) == clf.objective_
