@@ -112,3 +112,33 @@ def subset(enc: EncodedFeatures, features: np.ndarray, rows: np.ndarray | None) 
     return EncodedFeatures(order=np.ascontiguousarray(order, dtype=np.int32),
                            rank=np.ascontiguousarray(rank, dtype=np.int32),
                            unique_values=[enc.unique_values[f] for f in features])
+
+
+def coarsen(enc: EncodedFeatures, max_bins: int) -> EncodedFeatures:
+    """At most ``max_bins`` ranks per feature: runs of neighbouring values
+    merged into bins of about n / max_bins rows each (a value holding more
+    rows keeps a bin of its own), as histogram-based boosting does.
+
+    A search over the coarse ranks is exact over the thresholds between
+    bins, and only those: ``unique_values[f]`` becomes each bin's largest
+    value, so an exported threshold still falls between two training values
+    and routes every row as the search did."""
+    if max_bins < 2:
+        raise ValueError(f"max_bins must be at least 2, got {max_bins}")
+    n = enc.n_samples
+    order, rank, uniques = enc.order.copy(), enc.rank.copy(), list(enc.unique_values)
+    for f in range(enc.n_features):
+        m = len(uniques[f])
+        if m <= max_bins:
+            continue
+        counts = np.bincount(rank[f], minlength=m)
+        before = np.cumsum(counts) - counts
+        # each value's bin by the middle of its rows: non-decreasing in the value
+        raw = np.minimum(((before + counts / 2.0) * max_bins) // n, max_bins - 1).astype(np.int64)
+        kept, bin_of_rank = np.unique(raw, return_inverse=True)
+        bin_of_rank = bin_of_rank.reshape(-1).astype(np.int32)
+        last = np.flatnonzero(np.r_[bin_of_rank[1:] != bin_of_rank[:-1], True])
+        uniques[f] = uniques[f][last]
+        rank[f] = bin_of_rank[rank[f]]
+        order[f] = np.argsort(rank[f].astype(np.uint16), kind="stable")
+    return EncodedFeatures(order=order, rank=rank, unique_values=uniques)

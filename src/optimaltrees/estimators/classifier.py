@@ -112,6 +112,14 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         its weight (1 for the labels it leaves out); "balanced" weighs each
         class by n_samples / (n_classes * its rows), so that the optimal tree
         maximises balanced accuracy.  Multiplies ``sample_weight``.
+    max_bins : int or None, default=None
+        For data in the millions of rows: merge each feature's values into at
+        most this many bins of about equal row counts (as histogram-based
+        boosting does) and search exactly over the thresholds between bins.
+        ``is_optimal_`` then means optimal over those thresholds (the summary
+        says so), not over every threshold.  Also fast on features with few
+        values (integer codes, binned data): depth-two subproblems are then
+        solved from class histograms.  None searches every threshold.
 
     ``fit(X, y, sample_weight=w)`` minimises the misclassified weight: the
     search's bounds and pruning are re-derived for weights, integer weights
@@ -177,6 +185,7 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         categorical_features="from_dtype",
         categorical_splits: str = "one-vs-rest",
         class_weight=None,
+        max_bins: int | None = None,
     ) -> None:
         self.max_depth = max_depth
         self.time_limit = time_limit
@@ -192,6 +201,7 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         self.categorical_features = categorical_features
         self.categorical_splits = categorical_splits
         self.class_weight = class_weight
+        self.max_bins = max_bins
 
     _parameter_constraints = {
         "max_depth": [Range(Integral, 0, MAX_SUPPORTED_DEPTH, closed="both")],
@@ -209,6 +219,7 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         "categorical_features": [StrOptions({"from_dtype"}), "array-like", None],
         "categorical_splits": [StrOptions({"one-vs-rest", "subsets"})],
         "class_weight": [StrOptions({"balanced"}), dict, None],
+        "max_bins": [Range(Integral, 2, 65536, closed="both"), None],
     }
 
     def _check_param_combinations(self) -> None:
@@ -267,6 +278,7 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
                 progress_every=0.2 if line is not None else 0.5,
                 clock_start=start,
                 sample_weight=weight,
+                max_bins=self.max_bins,
             )
         finally:
             if line is not None:
@@ -312,7 +324,10 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         self.fit_time_ = time.perf_counter() - start
         self.stats_ = result.stats
         self.summary_ = FitSummary(
-            method="tree", objective_name="training errors + node cost" if node_cost else "training errors",
+            method="tree",
+            objective_name=("training errors + node cost" if node_cost else "training errors") + (
+                f", over the thresholds between at most {self.max_bins} quantile bins per feature"
+                if self.max_bins is not None else ""),
             objective=float(objective), lower_bound=float(self.lower_bound_), gap=self.gap_,
             proven=bool(self.is_optimal_), timed_out=bool(self.timed_out_), interrupted=bool(self.interrupted_),
             memory_out=bool(self.memory_out_), stopped=bool(self.stopped_), fit_seconds=self.fit_time_,

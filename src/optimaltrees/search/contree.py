@@ -12,7 +12,7 @@ import numpy as np
 from typing import Callable, NamedTuple
 
 from optimaltrees.anytime import Progress, TracePoint
-from optimaltrees.data.encoding import EncodedFeatures, encode_features, threshold_between
+from optimaltrees.data.encoding import EncodedFeatures, coarsen, encode_features, threshold_between
 from optimaltrees.data.missing import MISSING_LEFT, NO_MISSING, MissingColumns, missing_columns
 from optimaltrees.data.reduction import reduce_problem
 from optimaltrees.model.tree import Tree
@@ -57,6 +57,7 @@ def search_tree(
     trace_trees: bool = False,
     greedy_start: bool | None = None,
     sample_weight: np.ndarray | None = None,
+    max_bins: int | None = None,
 ) -> SearchResult:
     """Minimise errors + node_cost * branching nodes over trees of depth <= max_depth.
 
@@ -80,6 +81,9 @@ def search_tree(
     weights, and so are ``node_cost``, ``max_gap``, the objective and the
     bound; rows of weight 0 are left out (``min_samples_leaf`` counts the
     others); the tree's ``value`` holds class weights.
+    ``max_bins``: search only the thresholds between at most this many
+    quantile bins of each feature (:func:`~optimaltrees.data.encoding.coarsen`);
+    the result is then optimal over those thresholds, not over all.
     """
     start = time.perf_counter() if clock_start is None else clock_start
     X = np.asarray(X, dtype=np.float64)
@@ -89,12 +93,13 @@ def search_tree(
                                 time_limit=time_limit, memory_limit_mb=memory_limit_mb,
                                 n_threads=n_threads, strategy=strategy, schedule=schedule,
                                 callback=callback, progress_every=progress_every, clock_start=start,
-                                trace_trees=trace_trees, greedy_start=greedy_start)
+                                trace_trees=trace_trees, greedy_start=greedy_start, max_bins=max_bins)
     return _search(X, y_index, n_classes, max_depth, None, node_cost=node_cost, max_gap=max_gap,
                    min_samples_leaf=min_samples_leaf, time_limit=time_limit,
                    memory_limit_mb=memory_limit_mb, n_threads=n_threads, strategy=strategy,
                    schedule=schedule, callback=callback, progress_every=progress_every,
-                   clock_start=start, trace_trees=trace_trees, greedy_start=greedy_start)
+                   clock_start=start, trace_trees=trace_trees, greedy_start=greedy_start,
+                   max_bins=max_bins)
 
 
 # A total weight more than this many times the lightest row's is refused: a
@@ -154,7 +159,8 @@ def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
             weight: np.ndarray | None, *, node_cost: float, max_gap: float, min_samples_leaf: int,
             time_limit: float | None, memory_limit_mb: float | None, n_threads: int, strategy: str,
             schedule: str, callback: Callable[[Progress], object] | None, progress_every: float,
-            clock_start: float, trace_trees: bool, greedy_start: bool | None) -> SearchResult:
+            clock_start: float, trace_trees: bool, greedy_start: bool | None,
+            max_bins: int | None = None) -> SearchResult:
     """:func:`search_tree` on positive weights (or none)."""
     start = clock_start
     nan_columns = missing_columns(X) if np.isnan(X).any() else None
@@ -165,7 +171,8 @@ def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
                          max_gap=max_gap, min_samples_leaf=min_samples_leaf, time_limit=time_limit,
                          memory_limit_mb=memory_limit_mb, n_threads=n_threads, strategy=strategy,
                          schedule=schedule, callback=callback, progress_every=progress_every,
-                         clock_start=start, trace_trees=trace_trees, greedy_start=greedy_start)
+                         clock_start=start, trace_trees=trace_trees, greedy_start=greedy_start,
+                         max_bins=max_bins)
         result.tree = tree_on_inputs(result.tree, nan_columns, X, y_index, n_classes, weight)
         result.trace_trees = [tree_on_inputs(t, nan_columns, X, y_index, n_classes, weight)
                               for t in result.trace_trees]
@@ -191,7 +198,11 @@ def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
         # but shifts the Gini choices of a greedy first tree away from CART's; the
         # anytime strategies keep every row (the conflicts still give the bound).
         cancel = min_samples_leaf <= 1 and not plan.anytime
-        red = reduce_problem(encode_features(X, checkpoint), y_index, n_classes, cancel_rows=cancel,
+        enc = encode_features(X, checkpoint)
+        if max_bins is not None:
+            checkpoint()
+            enc = coarsen(enc, int(max_bins))
+        red = reduce_problem(enc, y_index, n_classes, cancel_rows=cancel,
                              checkpoint=checkpoint, weights=weight)
         kept_weight = None if weight is None else weight[red.rows]
         checkpoint()
@@ -321,6 +332,7 @@ def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
         "features_used": int(len(red.features)),
         "rows_cancelled": red.rows_removed,
         "search_megabytes": sum(e.memory_bytes for e in engines) / 2**20,
+        "max_bins": max_bins,
     })
     if restart_log is not None:
         stats["restarts"] = restart_log.restarts
