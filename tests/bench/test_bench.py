@@ -410,3 +410,40 @@ def test_fold_one_hot_keeps_the_dropped_level():
     folded = fold_one_hot(frame)
     assert list(folded.columns) == ["a", "b", "c_1"]         # a lone c_1 is not a group
     assert folded["a"].tolist() == ["x", "y", "other"]
+
+
+def test_scale_suite_end_to_end(tmp_path):
+    """Synthetic rows and a jittered replicate of a small table, exact and
+    binned (and pycontree when installed): a table per (kind, depth), an
+    exponent and a plot."""
+    (tmp_path / "data").mkdir()
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 3))
+    y = (X[:, 0] > 0).astype(int)
+    (tmp_path / "data" / "tiny.txt").write_text("\n".join(" ".join([str(t)] + [f"{v:.5f}" for v in row])
+                                                          for t, row in zip(y, X)) + "\n")
+    out = tmp_path / "scale.md"
+    args = _suite_args("scale", ["--kinds", "synthetic", "tiny", "--data-dir", str(tmp_path / "data"),
+                                 "--rows", "300", "3000", "--depths", "2", "--bins", "16", "--time-limit", "60",
+                                 "--slope-from", "300"], out)
+    text = run_suite("scale", args).read_text()
+    records = _records(out)
+    assert all(r["status"] == "ok" for r in records), records
+    exact = {(r["kind"], r["rows"]): r for r in records if r["side"] == "exact"}
+    binned = {(r["kind"], r["rows"]): r for r in records if r["side"] == "binned"}
+    assert len(exact) == len(binned) == 4 and all(r["optimal"] for r in exact.values())
+    # the binned optimum is over fewer thresholds: never below the exact one
+    assert all(binned[k]["error"] >= exact[k]["error"] for k in exact)
+    for r in records:
+        if r["side"] == "pycontree":
+            assert r["error"] == exact[(r["kind"], r["rows"])]["error"]
+    assert "## synthetic, depth 2" in text and "## tiny, depth 2" in text and "Growth exponent" in text
+    assert (tmp_path / "scale-synthetic-d2.png").is_file()
+
+
+def test_scale_slope_is_the_log_log_exponent():
+    from optimaltrees.bench.suites.scale import slope
+
+    assert slope([(10, 1.0), (100, 10.0), (1000, 100.0)]) == pytest.approx(1.0)
+    assert slope([(1000, 2.0), (10000, 200.0)]) == pytest.approx(2.0)
+    assert slope([(1000, 2.0)]) is None

@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-SUITES = ("contree", "binary", "anytime", "sat", "sat-table3", "sat-artificial", "diagrams", "cv", "missing")
+SUITES = ("contree", "binary", "anytime", "sat", "sat-table3", "sat-artificial", "diagrams", "cv", "missing", "scale")
 
 
 def suite_module(name: str):

@@ -524,3 +524,49 @@ def missing_values(*, data: str, seed: int, method: str, depth: int, remove: flo
     return dict(n=len(y), p=X.shape[1], categorical=len(text), missing_share=float(X.isna().to_numpy().mean()),
                 seconds=clock.seconds, train_acc=_accuracy(model, Xin.iloc[train], y[train]),
                 test_acc=_accuracy(model, Xin.iloc[test], y[test]), leaves=leaves, optimal=optimal)
+
+
+def scale_data(kind: str, rows: int, seed: int = 0, data_dir: str | None = None):
+    """The scaling suite's data: ``"synthetic"`` (10 normal features, a
+    linear rule with 10 % label noise) or the name of a shared numeric set,
+    its rows drawn with replacement to ``rows`` and jittered by 1e-6 of each
+    feature's spread, so every value is distinct (the exact search's worst case)."""
+    rng = np.random.default_rng(seed)
+    if kind == "synthetic":
+        X = rng.normal(size=(rows, 10))
+        y = ((X[:, 0] + 0.5 * X[:, 1] - 0.3 * X[:, 2]) > 0).astype(np.int64)
+        flip = rng.random(rows) < 0.1
+        y[flip] = 1 - y[flip]
+        return X, y
+    from pathlib import Path
+
+    X0, y0, _ = load_table(str(Path(data_dir or "../shared/datasets/continuous/train") / f"{kind}.txt"))
+    pick = rng.integers(0, len(y0), size=rows)
+    spread = np.ptp(X0, axis=0)
+    X = X0[pick] + rng.normal(size=(rows, X0.shape[1])) * 1e-6 * np.where(spread > 0, spread, 1.0)
+    return X, y0[pick]
+
+
+def scale_fit(*, lib: str, kind: str, rows: int, depth: int, time_limit: float, max_bins: int | None = None,
+              seed: int = 0, data_dir: str | None = None) -> dict:
+    """One point of the scaling suite: ``lib`` ("optimaltrees" or "pycontree")
+    on :func:`scale_data`; the data is made before the clock starts."""
+    X, y = scale_data(kind, rows, seed, data_dir)
+    if lib == "pycontree":
+        from pycontree import ConTree
+
+        model = ConTree(max_depth=depth, time_limit=float(time_limit))
+        with warnings.catch_warnings(record=True) as caught, _Clock() as clock:
+            warnings.simplefilter("always")
+            model.fit(X, y)
+        hit = any("exceeds time limit" in str(w.message) for w in caught)
+        return _tree_record(X, int((model.predict(X) != y).sum()), clock, optimal=not hit, timed_out=hit)
+    from optimaltrees import OptimalTreeClassifier
+
+    model = OptimalTreeClassifier(max_depth=depth, time_limit=time_limit, max_bins=max_bins)
+    with warnings.catch_warnings(), _Clock() as clock:
+        warnings.simplefilter("ignore", UserWarning)
+        model.fit(X, y)
+    s = model.summary_
+    return _tree_record(X, model.train_error_, clock, optimal=s.proven, timed_out=s.timed_out,
+                        lower_bound=s.lower_bound, max_bins=max_bins)
