@@ -93,3 +93,27 @@ def test_binned_noisy_data_both_solvers_agree():
     for clf in fits.values():
         assert clf.is_optimal_
         assert recompute_objective(clf.tree_, X, y) == clf.objective_
+
+
+@pytest.mark.parametrize("limit", [1e-9, 0.002, 0.02])
+def test_a_histogram_solve_stopped_at_the_limit_keeps_a_valid_bound(limit):
+    """The time limit passes inside the histogram solve of the root (checked
+    before each root feature): the search says it was stopped, its bound
+    stays at most the optimum and its tree scores what it says."""
+    from optimaltrees.data.encoding import encode_features
+    from optimaltrees.search.engine import build_engine
+
+    rng = np.random.default_rng(5)
+    X = np.floor(rng.uniform(0, 60, size=(60000, 12)))
+    y = ((X[:, 0] + X[:, 1] > 60) ^ (rng.random(60000) < 0.2)).astype(np.int32)
+    enc = encode_features(X)
+    with solver(math.inf):
+        optimum = build_engine(enc.order, enc.rank, y, 2, 2).solve()
+        stopped = build_engine(enc.order, enc.rank, y, 2, 2).solve(time_limit=limit)
+    assert not optimum.aborted
+    assert stopped.lower_bound <= optimum.objective + EPS
+    assert stopped.objective >= optimum.objective - EPS
+    if stopped.aborted:
+        assert stopped.lower_bound < optimum.objective     # nothing proven by a cut-short solve
+    else:
+        assert stopped.objective == optimum.objective

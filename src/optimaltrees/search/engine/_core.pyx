@@ -31,6 +31,7 @@ from optimaltrees.search.engine._control cimport RunControl, SharedRoot, share_c
 from optimaltrees.search.engine._intervals cimport (
     Interval, first_at_least, narrow, push_beyond, push_halves, queue_floor, queue_start)
 from optimaltrees.search.engine._layout cimport Layout
+from optimaltrees.search.engine._layout_base cimport DataLayout
 from optimaltrees.search.engine._rules cimport (
     CAND_SKIP, CAND_TRY, NODE_CUT, NODE_SEARCH, RULE_NONE, RuleState)
 from optimaltrees.search.engine._sorted cimport SortedLayout
@@ -177,6 +178,8 @@ cdef class Engine:
         cdef Result res
         cdef double spent = FREE if self.rules.rule == RULE_NONE else 0.0
         self.ctl.start(time_limit if time_limit > 0 else INFINITY)
+        # a whole-node solve of seconds (histograms on millions of rows) stops at the limit too
+        (<DataLayout>self.layout).deadline = self.ctl.t_start + self.ctl.t_limit
         self.memory_out = False
         self.root_lb = root_lower_bound
         self.best_root_val = upper_bound
@@ -437,6 +440,10 @@ cdef class Engine:
                     if level == 0:
                         self._root_improved(best_val, best_tree)
                 node_lb = best_val
+                if lay.cut_short:
+                    # stopped at the deadline: the tree stands, the bound does not
+                    self.ctl.aborted = True
+                    node_lb = known_lb
             else:
                 node_lb = self._search(lay, level, node, depth, ub_in, gap, known_lb,
                                        &best_val, &best_tree, FREE)

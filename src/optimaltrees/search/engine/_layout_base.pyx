@@ -1,6 +1,7 @@
 # distutils: language = c++
 # cython: language_level=3, boundscheck=False, wraparound=False
 """The part every data layout shares."""
+from libc.math cimport INFINITY
 
 
 cdef class DataLayout:
@@ -16,6 +17,8 @@ cdef class DataLayout:
         self.cost = cost
         self.exact_depth = exact_depth
         self.n_d2 = 0
+        self.deadline = INFINITY
+        self.cut_short = False
         self.root_counts.assign(n_classes, 0.0)
         for i in range(n):
             self.root_counts[y[i]] += 1.0

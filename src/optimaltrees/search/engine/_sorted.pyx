@@ -11,7 +11,7 @@ from libcpp.pair cimport pair
 from libcpp.queue cimport priority_queue
 
 from optimaltrees.search.engine._common cimport (
-    EPS, NEVER, WIDE_CLASSES, count_errors, leaf_errors, sum_squares_start, sum_squares_move,
+    EPS, NEVER, WIDE_CLASSES, count_errors, leaf_errors, now, sum_squares_start, sum_squares_move,
     weighted_squares_start, weighted_squares_move)
 from optimaltrees.search.engine._histogram cimport best_depth_one
 
@@ -347,6 +347,7 @@ cdef class SortedLayout:
         cdef double val, cost = self.cost
         cdef bint found = False
         self.n_d2 += 1
+        self.cut_short = False
         memset(T, 0, cells * sizeof(int32_t))
         arr = node.elems
         for k in range(nn):
@@ -355,6 +356,9 @@ cdef class SortedLayout:
             for f2 in range(p):
                 T[(off[f2] + rr[f2]) * K + e.label] += 1
         for f in range(p):
+            if now() > self.deadline:
+                self.cut_short = True       # the time limit: the best so far, not proven
+                return found
             arr = node.elems + <size_t>f * nn
             if arr[0].rank == arr[nn - 1].rank:
                 continue        # constant on this node
