@@ -20,9 +20,9 @@ from libc.stdint cimport int32_t
 from optimaltrees.search.engine._common cimport EPS, Split1
 
 
-cdef inline int best_depth_one(int32_t* left, int32_t* total, int32_t* side_counts, int ns,
-                               bint is_right, int32_t* offset, int p, int K, int ml,
-                               double cost, int32_t* prefix, Split1* out) noexcept nogil:
+cdef inline void best_depth_one(int32_t* left, int32_t* total, int32_t* side_counts, int ns,
+                                bint is_right, int32_t* offset, int p, int K, int ml,
+                                double cost, int32_t* prefix, Split1* out) noexcept nogil:
     """The best depth-one tree of one child of the root split.
 
     The child's count of bin b, class c is ``left[b*K + c]`` (the left
@@ -44,7 +44,7 @@ cdef inline int best_depth_one(int32_t* left, int32_t* total, int32_t* side_coun
     # errors + cost < leaf  <=>  errors < target
     target = <int>ceil(out.val - cost - EPS)
     if ns < 2 * ml or target <= 0:
-        return 0    # no room for two leaves, or no split can beat the leaf
+        return      # no room for two leaves, or no split can beat the leaf
     for f in range(p):
         for c in range(K):
             prefix[c] = 0
@@ -78,7 +78,7 @@ cdef inline int best_depth_one(int32_t* left, int32_t* total, int32_t* side_coun
                     out.lo = last
                     out.hi = b - offset[f]
                     if err == 0:
-                        return 0
+                        return
                     skip_until = pn + 1
                 else:
                     # each further row changes the errors by at most one
@@ -88,4 +88,4 @@ cdef inline int best_depth_one(int32_t* left, int32_t* total, int32_t* side_coun
                 prefix[c] += v
             pn += cnt
             last = b - offset[f]
-    return 0
+
