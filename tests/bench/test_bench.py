@@ -157,6 +157,26 @@ def test_contree_suite_skips_a_missing_peer_with_a_note(zero_one, tmp_path, monk
     assert "Skipped, not installed: pycontree" in text
 
 
+def test_contree_report_shows_what_a_stopped_fit_proves(zero_one, tmp_path):
+    """At a time-limited depth the table has each side's lower bound, and the
+    report counts the stopped fits whose bound is above zero."""
+    from optimaltrees.bench.suites import contree
+
+    args = _suite_args("contree", ["--data-dir", str(zero_one.parent), "--datasets", "bank", "fault",
+                                   "--depths", "4", "--repeats", "1", "--peer", "cart"], tmp_path / "c.md")
+
+    def rec(name, side, error, bound, stopped):
+        return dict(status="ok", dataset=name, depth=4, side=side, error=error, seconds=1.0, n=10, p=2,
+                    optimal=not stopped, timed_out=stopped, lower_bound=bound)
+
+    records = [rec("bank", "ours", 3, 3.0, False), rec("bank", "peer", 4, None, False),
+               rec("fault", "ours", 40, 12.0, True), rec("fault", "peer", 50, None, True)]
+    text = contree.report(records, args, tmp_path)
+    assert "| dataset | n | p | our error | peer error | our lower bound | peer lower bound |" in text
+    assert "| fault | 10 | 2 | 40† | 50† | 12 | – |" in text
+    assert "stopped at the limit on 1 data sets; their lower bound is above 0 on 1 of them" in text
+
+
 def test_binary_suite_end_to_end(zero_one, tmp_path):
     out = tmp_path / "out" / "binary.md"
     args = _suite_args("binary", ["--data-dir", str(zero_one.parent), "--datasets", "tiny01", "--depths", "2",

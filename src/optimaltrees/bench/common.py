@@ -96,6 +96,7 @@ def summarise(recs: list[dict]) -> dict:
         killed=sum(r.get("status") == "killed" for r in recs),
         failed=sum(r.get("status") in ("failed", "crashed") for r in recs),
         errors=sorted({r["error"] for r in ok if r.get("error") is not None}),
+        lower_bounds=sorted({r["lower_bound"] for r in ok if r.get("lower_bound") is not None}),
         proven=bool(ok) and len(ok) == len(recs) and all(r.get("optimal") is True for r in ok),
         limited=any(r.get("timed_out") or r.get("status") == "killed" for r in recs),
         median_s=median("seconds"), median_cpu_s=median("cpu_seconds"), median_mb=median("peak_rss_mb"),

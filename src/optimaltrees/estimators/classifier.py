@@ -67,10 +67,20 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         (``memory_out_``, not proven).  The Python process, the input and its
         sorted copies are not counted.
     n_jobs : int or None, default=None
-        Threads that split the root's features between them, pruning against
-        each other's best tree.  None means 1, -1 all cores (scikit-learn's
-        convention).  The result is the same optimum; memory grows per thread.
-        Used by ``search="exhaustive"``; the anytime strategies run on one thread.
+        Threads that share the root's search, pruning against each other's
+        best tree: at depth >= 3 each takes the most promising root threshold
+        interval left, at depth two whole root features.  None means 1, -1
+        all cores (scikit-learn's convention).  The result is the same
+        optimum; memory grows per thread.  Used by ``search="exhaustive"``;
+        the anytime strategies run on one thread.
+    cluster : dask.distributed.Client, str or None, default=None
+        Run the search on a Dask cluster: a ``Client``, a scheduler address,
+        or "local" for a two-worker ``LocalCluster`` started (and closed) by
+        the fit.  At depth >= 3 each root feature is one Dask task running
+        the compiled engine; the tasks prune against each other's best tree
+        through a Dask ``Variable``, and a task lost with its worker is run
+        again by Dask.  Same optimum and bound as one thread.  Needs
+        ``pip install 'optimaltrees[bench]'``; ``search="exhaustive"`` only.
     search : str, default="exhaustive"
         Order of the search, all over the same space and all complete (with
         enough time each proves the same optimum):
@@ -186,6 +196,7 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         categorical_splits: str = "one-vs-rest",
         class_weight=None,
         max_bins: int | None = None,
+        cluster=None,
     ) -> None:
         self.max_depth = max_depth
         self.time_limit = time_limit
@@ -202,6 +213,7 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         self.categorical_splits = categorical_splits
         self.class_weight = class_weight
         self.max_bins = max_bins
+        self.cluster = cluster
 
     _parameter_constraints = {
         "max_depth": [Range(Integral, 0, MAX_SUPPORTED_DEPTH, closed="both")],
@@ -220,10 +232,13 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         "categorical_splits": [StrOptions({"one-vs-rest", "subsets"})],
         "class_weight": [StrOptions({"balanced"}), dict, None],
         "max_bins": [Range(Integral, 2, 65536, closed="both"), None],
+        "cluster": "no_validation",      # checked when the fit connects (search/distributed.py)
     }
 
     def _check_param_combinations(self) -> None:
-        """Nothing beyond ``_parameter_constraints``: every parameter stands alone."""
+        """A Dask cluster runs the exhaustive search only."""
+        if self.cluster is not None and self.search != "exhaustive":
+            raise ValueError(f"cluster= runs search='exhaustive' only, not search={self.search!r}")
 
     # -- fitting ---------------------------------------------------------------
     def fit(self, X, y, sample_weight=None) -> "OptimalTreeClassifier":
@@ -279,6 +294,7 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
                 clock_start=start,
                 sample_weight=weight,
                 max_bins=self.max_bins,
+                cluster=self.cluster,
             )
         finally:
             if line is not None:

@@ -17,6 +17,7 @@ from optimaltrees.data.missing import MISSING_LEFT, NO_MISSING, MissingColumns, 
 from optimaltrees.data.reduction import reduce_problem
 from optimaltrees.model.tree import Tree
 from optimaltrees.search.engine import Engine, SharedRoot, SolveOutcome, build_engine
+from optimaltrees.search.distributed import solve_on_dask
 from optimaltrees.search.strategies import STRATEGIES, greedy_restart, run_restarts
 
 
@@ -58,6 +59,7 @@ def search_tree(
     greedy_start: bool | None = None,
     sample_weight: np.ndarray | None = None,
     max_bins: int | None = None,
+    cluster: object = None,
 ) -> SearchResult:
     """Minimise errors + node_cost * branching nodes over trees of depth <= max_depth.
 
@@ -71,9 +73,11 @@ def search_tree(
     value; default: now), so a caller's own preparation counts too.
     ``trace_trees``: also rebuild the tree of every trace point
     (``SearchResult.trace_trees``; costs a pass over the data per point).
-    With ``n_threads > 1`` (exhaustive only) one engine per thread claims root
-    features from a shared counter and prunes against the best tree of every
-    thread; each engine keeps its own buffers and cache.
+    With ``n_threads > 1`` (exhaustive only) one engine per thread searches
+    the root together with the others, pruning against the best tree of
+    every thread: at depth >= 3 they expand one best-first frontier of root
+    threshold intervals, at depth two they claim root features from a shared
+    counter.  Each engine keeps its own buffers and cache.
     ``greedy_start`` (default: when there is a time limit): the exhaustive
     search starts from the greedy tree, found in milliseconds, so a fit
     stopped early never returns a worse tree than it.
@@ -81,6 +85,9 @@ def search_tree(
     weights, and so are ``node_cost``, ``max_gap``, the objective and the
     bound; rows of weight 0 are left out (``min_samples_leaf`` counts the
     others); the tree's ``value`` holds class weights.
+    ``cluster`` (exhaustive only): a ``dask.distributed.Client``, a scheduler
+    address or "local": the root's features are shared out as Dask tasks
+    (:mod:`optimaltrees.search.distributed`), with the same optimum and bound.
     ``max_bins``: search only the thresholds between at most this many
     quantile bins of each feature (:func:`~optimaltrees.data.encoding.coarsen`);
     the result is then optimal over those thresholds, not over all.
@@ -93,13 +100,14 @@ def search_tree(
                                 time_limit=time_limit, memory_limit_mb=memory_limit_mb,
                                 n_threads=n_threads, strategy=strategy, schedule=schedule,
                                 callback=callback, progress_every=progress_every, clock_start=start,
-                                trace_trees=trace_trees, greedy_start=greedy_start, max_bins=max_bins)
+                                trace_trees=trace_trees, greedy_start=greedy_start, max_bins=max_bins,
+                                cluster=cluster)
     return _search(X, y_index, n_classes, max_depth, None, node_cost=node_cost, max_gap=max_gap,
                    min_samples_leaf=min_samples_leaf, time_limit=time_limit,
                    memory_limit_mb=memory_limit_mb, n_threads=n_threads, strategy=strategy,
                    schedule=schedule, callback=callback, progress_every=progress_every,
                    clock_start=start, trace_trees=trace_trees, greedy_start=greedy_start,
-                   max_bins=max_bins)
+                   max_bins=max_bins, cluster=cluster)
 
 
 # A total weight more than this many times the lightest row's is refused: a
@@ -160,7 +168,7 @@ def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
             time_limit: float | None, memory_limit_mb: float | None, n_threads: int, strategy: str,
             schedule: str, callback: Callable[[Progress], object] | None, progress_every: float,
             clock_start: float, trace_trees: bool, greedy_start: bool | None,
-            max_bins: int | None = None) -> SearchResult:
+            max_bins: int | None = None, cluster: object = None) -> SearchResult:
     """:func:`search_tree` on positive weights (or none)."""
     start = clock_start
     nan_columns = missing_columns(X) if np.isnan(X).any() else None
@@ -172,7 +180,7 @@ def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
                          memory_limit_mb=memory_limit_mb, n_threads=n_threads, strategy=strategy,
                          schedule=schedule, callback=callback, progress_every=progress_every,
                          clock_start=start, trace_trees=trace_trees, greedy_start=greedy_start,
-                         max_bins=max_bins)
+                         max_bins=max_bins, cluster=cluster)
         result.tree = tree_on_inputs(result.tree, nan_columns, X, y_index, n_classes, weight)
         result.trace_trees = [tree_on_inputs(t, nan_columns, X, y_index, n_classes, weight)
                               for t in result.trace_trees]
@@ -208,9 +216,12 @@ def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
         checkpoint()
         enc = red.enc
         y32 = np.ascontiguousarray(red.y, dtype=np.int32)
-        if plan.anytime:
-            n_threads = 1
-        n_threads = max(1, min(int(n_threads), enc.n_features)) if max_depth >= 2 else 1
+        if plan.anytime or cluster is not None:
+            n_threads = 1      # (a Dask search shares the root between tasks instead)
+        # depth two shares root features between threads, deeper roots share
+        # their threshold intervals (any number of threads has work)
+        n_threads = (1 if max_depth < 2 else max(1, min(int(n_threads), enc.n_features))
+                     if max_depth == 2 else max(1, int(n_threads)))
         engines = []
         for _ in range(n_threads):
             engines.append(build_engine(enc.order, enc.rank, y32, int(n_classes), int(max_depth),
@@ -252,9 +263,18 @@ def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
             return False
         return True
 
+    def raise_lower(lower: float) -> None:
+        """A better proven bound: the trace and the callback see it."""
+        if lower > state["lower"] + 1e-9 and points:
+            points.append(points[-1]._replace(seconds=time.perf_counter() - start, lower_bound=lower))
+        state["lower"] = max(state["lower"], lower)
+
     def make_hook(k: int):
         def hook(val, root):
             if val is None:
+                # the root's best-first search raises its bound as it goes (every
+                # engine's reading is a bound on the same root)
+                raise_lower(engines[k].root_lower_bound)
                 return report(False)
             if val < state["best"]:
                 state["best"] = val
@@ -267,6 +287,8 @@ def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
         engine.set_hook(make_hook(k), progress_every)
     restart_log = None
     outcomes: list[SolveOutcome]
+    share_pools: list[np.ndarray] = []      # the trees of the Dask shares, after the engines' pools
+    share_subproblems: list[int] = []
     greedy = None
     if greedy_start is None:
         greedy_start = math.isfinite(limit)
@@ -275,6 +297,23 @@ def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
     if greedy is not None and (greedy.aborted or greedy.lower_bound >= greedy.objective - max_gap - 1e-9):
         outcomes = [greedy]               # stopped already, or the greedy tree is proven optimal
         n_threads, engines = 1, engines[:1]
+    elif not plan.anytime and cluster is not None:
+        upper = math.inf if greedy is None else greedy.objective
+        engine_limit = max(limit - (time.perf_counter() - start), 1e-9)
+        problem = dict(order=enc.order, rank=enc.rank, y=y32, n_classes=int(n_classes), depth=int(max_depth),
+                       cost=float(node_cost), gap=float(max_gap), min_leaf=int(min_samples_leaf),
+                       memory_limit_mb=float(memory_limit_mb), weights=kept_weight)
+        # the local engine holds the greedy tree (if any): it stays a candidate answer
+        outcomes = [SolveOutcome(upper, math.inf, -1 if greedy is None else greedy.root, False)]
+        try:
+            shares = solve_on_dask(cluster, problem, time_limit=engine_limit, known_lb=known, upper_bound=upper)
+        except KeyboardInterrupt:      # Ctrl-C: the greedy tree (or a leaf), not proven
+            engines[0].interrupted = True
+            shares = []
+            outcomes = [SolveOutcome(upper, known, -1 if greedy is None else greedy.root, True)]
+        outcomes += [SolveOutcome(r.objective, r.lower_bound, r.root, r.aborted) for r in shares]
+        share_pools = [r.pool for r in shares]
+        share_subproblems = [r.subproblems for r in shares]
     elif not plan.anytime:
         upper = math.inf if greedy is None else greedy.objective
         engine_limit = max(limit - (time.perf_counter() - start), 1e-9)
@@ -289,10 +328,7 @@ def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
     else:
         def on_restart(index: int, best: float, lower: float) -> None:
             state["restart"] = index + 1
-            if lower > state["lower"] + 1e-9 and points:
-                state["lower"] = lower
-                points.append(points[-1]._replace(seconds=time.perf_counter() - start, lower_bound=lower))
-            state["lower"] = max(state["lower"], lower)
+            raise_lower(lower)
 
         def time_left() -> float:
             return limit - (time.perf_counter() - start)
@@ -304,7 +340,7 @@ def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
         outcomes = [SolveOutcome(run.objective, run.lower_bound, run.root, run.timed_out)]
     # every root feature was searched by exactly one engine: the global lower
     # bound is the weakest of theirs, the answer the best of their trees
-    best = min(range(n_threads), key=lambda k: outcomes[k].objective)
+    best = min(range(len(outcomes)), key=lambda k: outcomes[k].objective)
     objective, root = outcomes[best].objective, outcomes[best].root
     if root < 0:
         # stopped before any tree (Ctrl-C at once): the single leaf (pool node 0)
@@ -322,13 +358,16 @@ def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
         points.append(_RootPoint(time.perf_counter() - start, objective, state["lower"], best, int(root)))
     if lower_bound > points[-1].lower_bound + 1e-9:
         points.append(points[-1]._replace(seconds=time.perf_counter() - start, lower_bound=lower_bound))
-    pools = [e.tree_arrays() for e in engines]
+    pools = [e.tree_arrays() for e in engines] + share_pools
     tree = _tree_from_pool(pools[best], int(root), enc, red.features, X, y_index, n_classes, weight)
     trace, trace_trees = _trace(points, pools, enc, red.features, X, y_index, n_classes, offset,
                                 node_cost, trace_trees, weight)
     stats = {key: sum(e.stats[key] for e in engines) for key in engines[0].stats}
+    stats["subproblems"] += sum(share_subproblems)
     stats.update({
         "threads": n_threads,
+        "subproblems_per_thread": [int(e.stats["subproblems"]) for e in engines],
+        "dask_shares": len(share_pools),
         "features_used": int(len(red.features)),
         "rows_cancelled": red.rows_removed,
         "search_megabytes": sum(e.memory_bytes for e in engines) / 2**20,

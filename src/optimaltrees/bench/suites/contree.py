@@ -99,6 +99,13 @@ def plan(args, out_dir: Path) -> list[Job]:
     return jobs
 
 
+def _fmt_bound(summary: dict) -> str:
+    """The lowest proven lower bound over the repeats ("–": none recorded)."""
+    if not summary.get("lower_bounds"):
+        return "–"
+    return f"{min(summary['lower_bounds']):g}"
+
+
 def report(records: list[dict], args, out_dir: Path) -> str:
     sides = _sides(args)
     skipped = getattr(args, "skipped", [])
@@ -126,6 +133,7 @@ def report(records: list[dict], args, out_dir: Path) -> str:
         lines += [f"## Depth {depth}" + (f" (time limit {limit:g} s)" if limit is not None else " (no time limit)"),
                   ""]
         rows, ratios, proven_ratios, cpu_ratios, worst, dots, same = [], [], [], [], None, [], 0
+        bounded = stopped = 0
         for name in args.datasets:
             o = summarise([r for r in recs if r.get("dataset") == name and r.get("side") == "ours"])
             p = summarise([r for r in recs if r.get("dataset") == name and r.get("side") == "peer"])
@@ -145,14 +153,27 @@ def report(records: list[dict], args, out_dir: Path) -> str:
                 cpu_ratios.append(crt)
             peer_err = "skipped" if sides["peer"] in skipped else fmt_err(p)
             same += agree(o, p) == "✓"
-            rows.append([name, *size, fmt_err(o), peer_err, agree(o, p), fmt_s(o), fmt_s(p),
-                         "–" if rt is None else fmt_ratio(rt) + ("†" if o["limited"] or p["limited"] else ""),
-                         fmt_mb(o["peak_mb"]), fmt_mb(p["peak_mb"]), fmt_mb(o["delta_mb"]), fmt_mb(p["delta_mb"]),
-                         fmt_ratio(crt)])
+            row = [name, *size, fmt_err(o), peer_err, agree(o, p), fmt_s(o), fmt_s(p),
+                   "–" if rt is None else fmt_ratio(rt) + ("†" if o["limited"] or p["limited"] else ""),
+                   fmt_mb(o["peak_mb"]), fmt_mb(p["peak_mb"]), fmt_mb(o["delta_mb"]), fmt_mb(p["delta_mb"]),
+                   fmt_ratio(crt)]
+            if limit is not None:
+                # what a stopped fit proves: its lower bound (lowest over repeats)
+                row[5:5] = [_fmt_bound(o), _fmt_bound(p)]
+                if o["limited"] and o["lower_bounds"]:
+                    bounded += min(o["lower_bounds"]) > 0
+                    stopped += 1
+            rows.append(row)
             notes += side_notes(f"depth {depth}, {name}, ours", o) + side_notes(f"depth {depth}, {name}, peer", p)
-        lines += [markdown_table(["dataset", "n", "p", f"{we} error", f"{they} error", "errors agree",
-                                  f"{we} median s", f"{they} median s", f"ratio {us}/{them}", f"{we} peak MB",
-                                  f"{they} peak MB", f"{we} ΔMB", f"{they} ΔMB", "CPU ratio"], rows), ""]
+        header = ["dataset", "n", "p", f"{we} error", f"{they} error", "errors agree",
+                  f"{we} median s", f"{they} median s", f"ratio {us}/{them}", f"{we} peak MB",
+                  f"{they} peak MB", f"{we} ΔMB", f"{they} ΔMB", "CPU ratio"]
+        if limit is not None:
+            header[5:5] = [f"{we} lower bound", f"{they} lower bound"]
+        lines += [markdown_table(header, rows), ""]
+        if stopped:
+            lines += [f"Depth {depth}: {we} fits stopped at the limit on {stopped} data sets; their lower bound "
+                      f"is above 0 on {bounded} of them.", ""]
         gm, gm_proven = geo_mean(ratios), geo_mean(proven_ratios)
         lines.append(f"**Depth {depth}: geometric-mean ratio ({us}/{them}) = {fmt_gm(gm)}** over {len(ratios)} "
                      f"data sets; max ratio = {'–' if worst is None else f'{fmt_ratio(worst[1])} ({worst[0]})'}"

@@ -28,6 +28,38 @@ cdef class SharedRoot:
         """Ask every engine sharing this root to return its best tree now."""
         share_stop(self.share)
 
+    def offer(self, double objective):
+        """A tree of this objective exists (found elsewhere, e.g. by another
+        Dask task): the engines prune against it from now on."""
+        share_offer(self.share, objective)
+
+    @property
+    def best(self):
+        """The best objective any engine sharing this root has found or been offered."""
+        return share_ub(self.share)
+
+    cdef int attach(self):
+        """One more engine expands this frontier: its in-flight slot."""
+        self.in_flight.push_back(INFINITY)
+        return <int>self.in_flight.size() - 1
+
+    cdef void reset(self, int p, double known_lb) noexcept nogil:
+        """An empty frontier for a new solve over ``p`` features."""
+        cdef size_t k
+        self.items.clear()
+        self.zero_l.assign(p, -1)
+        self.zero_r.assign(p, 0)
+        self.first_w.assign(p, -1)
+        for k in range(self.in_flight.size()):
+            self.in_flight[k] = INFINITY
+        self.seq = 0
+        self.steps = 0
+        self.evaluated_lb = INFINITY
+        self.bound = known_lb
+        self.busy = 0
+        self.started = False
+        self.finished = False
+
 
 cdef class RunControl:
     """One engine's run state.  ``expired`` is called at every branching

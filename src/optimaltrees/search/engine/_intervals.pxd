@@ -23,6 +23,43 @@ cdef struct Interval:
     double v_right, v_total    # lower bounds of v's right child and of v
 
 
+cdef struct RootItem:          # one queued interval of the root's best-first search
+    Interval iv                # the interval of feature f's threshold indices
+    int f                      # the feature
+    int rank                   # f's place in the Gini order (equal bounds: the better feature first)
+    long long seq              # when it was queued (then first in, first out)
+
+
+cdef inline double interval_floor(Interval* iv, bint similar, double cost) noexcept nogil:
+    """Every threshold of the interval is at least this (SP; ``cost`` without it)."""
+    if similar:
+        return iv.u_left + iv.v_right + cost
+    return cost
+
+
+cdef inline size_t lowest_item(vector[RootItem]* items, bint similar, double cost, bint dive) noexcept nogil:
+    """The queued interval with the lowest bound (then the better feature,
+    then the earliest): expanding it first lets the root's bound rise.
+    ``dive``: instead the better feature's earliest interval (ConTree's
+    order, feature after feature: good trees early)."""
+    cdef size_t k, best = 0
+    cdef double key, best_key = interval_floor(&items[0][0].iv, similar, cost)
+    if dive:
+        for k in range(1, items.size()):
+            if items[0][k].rank < items[0][best].rank or (
+                    items[0][k].rank == items[0][best].rank and items[0][k].seq < items[0][best].seq):
+                best = k
+        return best
+    for k in range(1, items.size()):
+        key = interval_floor(&items[0][k].iv, similar, cost)
+        if key < best_key - EPS or (key <= best_key + EPS and (
+                items[0][k].rank < items[0][best].rank or (
+                    items[0][k].rank == items[0][best].rank and items[0][k].seq < items[0][best].seq))):
+            best = k
+            best_key = key
+    return best
+
+
 cdef inline int first_at_least(int32_t* P, int i, int j, int32_t target) noexcept nogil:
     """Smallest k in [i, j] with P[k] >= target, or j + 1."""
     cdef int lo = i, hi = j + 1, mid
@@ -79,13 +116,9 @@ cdef inline double queue_floor(vector[Interval]* Q, size_t head, bint similar, d
     """The search stopped: every threshold still queued (from ``head``) is
     at least its interval's SP bound (at least ``cost`` without it)."""
     cdef double sp, out = floor_in
-    cdef Interval iv
     while head < Q.size():
-        iv = Q[0][head]
+        sp = interval_floor(&Q[0][head], similar, cost)
         head += 1
-        sp = cost
-        if similar:
-            sp = iv.u_left + iv.v_right + cost
         if sp < out:
             out = sp
     return out

@@ -1,0 +1,95 @@
+"""One search on a two-worker Dask ``LocalCluster``: the same optimum and
+certificate as one thread (and as the brute force), and a worker killed in
+the middle of the search does not change the answer."""
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+from distributed import Client, LocalCluster
+
+from oracle import brute_force_objective
+
+from optimaltrees import OptimalTreeClassifier
+from optimaltrees.search.contree import search_tree
+from optimaltrees.search.distributed import _compact, client_for
+
+
+@pytest.fixture(scope="module")
+def client():
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None)
+    with Client(cluster) as c:
+        yield c
+    cluster.close()
+
+
+def _noisy(n, p, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, p)).round(2)
+    y = ((X[:, 0] + X[:, 1] * X[:, 2 % p] > 0.3) ^ (rng.random(n) < 0.2)).astype(int)
+    return X, y
+
+
+def test_small_instances_match_the_brute_force(client):
+    rng = np.random.default_rng(0)
+    for trial in range(6):
+        n, p = int(rng.integers(5, 13)), int(rng.integers(1, 4))
+        X = rng.integers(0, 4, size=(n, p)).astype(float)
+        y = rng.integers(0, 3, size=n)
+        _, codes = np.unique(y, return_inverse=True)
+        k = int(codes.max()) + 1
+        for depth in (2, 3):
+            expected = brute_force_objective(X, y, depth)
+            got = search_tree(X, codes, k, depth, cluster=client)
+            assert got.objective == got.lower_bound == expected, (trial, depth)
+            assert (got.tree.predict(X) != codes).sum() == expected
+
+
+def test_same_optimum_and_certificate_as_one_thread(client):
+    X, y = _noisy(500, 5, 1)
+    one = search_tree(X, y, 2, 3)
+    spread = search_tree(X, y, 2, 3, cluster=client)
+    assert spread.objective == spread.lower_bound == one.objective == one.lower_bound
+    assert spread.stats["dask_shares"] == 5
+    # through the estimator, with a time limit (the greedy start seeds the shared incumbent)
+    clf = OptimalTreeClassifier(max_depth=3, cluster=client, time_limit=120).fit(X, y)
+    assert clf.is_optimal_ and clf.objective_ == one.objective
+
+
+def test_a_killed_worker_does_not_change_the_answer(client):
+    X, y = _noisy(3000, 4, 2)
+    expected = search_tree(X, y, 2, 3)
+    out = {}
+    runner = threading.Thread(target=lambda: out.setdefault("r", search_tree(X, y, 2, 3, cluster=client)))
+    runner.start()
+    killed = None
+    deadline = time.monotonic() + 60
+    while killed is None and runner.is_alive() and time.monotonic() < deadline:
+        busy = {w for w, keys in client.processing().items() if keys}
+        if busy:
+            pids = client.run(os.getpid, workers=[sorted(busy)[0]])
+            killed = next(iter(pids.values()))
+            os.kill(killed, signal.SIGKILL)
+        time.sleep(0.05)
+    runner.join(300)
+    assert killed is not None, "the search ended before a worker could be killed"
+    got = out["r"]
+    assert got.objective == got.lower_bound == expected.objective
+
+
+def test_a_tree_comes_back_compact():
+    # pool: 0 leaf, 1 unrelated, 2 root(3, 0), 3 stump
+    pool = np.array([[-1, 5, 1, 2], [0, 0, 3, 4], [0, 0, 4, 5], [-1, 0, 3, 0], [-1, 0, 0, 0]], dtype=np.int32)
+    out, root = _compact(pool, 2)
+    assert out.shape == (5, 3) and root == 1
+    assert out[0, root] == 1 and out[3, root] == 2 and out[4, root] == 0
+    assert out[0, out[3, root]] == 2
+
+
+def test_a_bad_cluster_is_refused_by_name():
+    with pytest.raises(ValueError, match="cluster must be"):
+        client_for(42)
+    with pytest.raises(ValueError, match="exhaustive"):
+        OptimalTreeClassifier(cluster="local", search="blossom").fit([[0.0], [1.0]], [0, 1])
