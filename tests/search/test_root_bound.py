@@ -67,8 +67,12 @@ def test_the_bound_rises_before_the_search_ends():
     X, y = _noisy(300, 4, 0)
     full, calls = _stopped_solve(_engine(X, y, 3), None)
     assert full.lower_bound == full.objective and not full.aborted
-    half, seen = _stopped_solve(_engine(X, y, 3), len(calls) // 2)
+    engine = _engine(X, y, 3)
+    half, seen = _stopped_solve(engine, len(calls) // 2)
     assert half.aborted
+    # what is left queued at the root is bounded no lower than the bound reported
+    left = engine.root_frontier
+    assert left and all(bound >= half.lower_bound - EPS for *_, bound in left)
     assert 0.3 * full.objective < half.lower_bound <= full.objective
     assert max(seen) <= half.lower_bound + EPS
     # and it rose on the way: an early stop knows less

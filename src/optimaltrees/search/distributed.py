@@ -59,15 +59,13 @@ def _compact(pool: np.ndarray, root: int) -> tuple[np.ndarray, int]:
     stays the shared leaf): a task sends back its tree, not its whole pool."""
     if root <= 0:
         return pool[:, :1].copy(), 0
-    keep, stack = [], [root]
+    index, stack = {0: 0}, [root]          # old node -> new node, the leaf stays 0
     while stack:
         node = stack.pop()
-        if node > 0 and node not in keep:
-            keep.append(node)
+        if node > 0 and node not in index:
+            index[node] = len(index)
             stack += [int(pool[3, node]), int(pool[4, node])]
-    index = {old: new + 1 for new, old in enumerate(keep)}
-    index[0] = 0
-    out = np.zeros((5, len(keep) + 1), dtype=np.int32)
+    out = np.zeros((5, len(index)), dtype=np.int32)
     out[:, 0] = pool[:, 0]
     for old, new in index.items():
         if old:
