@@ -310,6 +310,23 @@ def test_contree_suite_against_a_baseline_checkout(zero_one, tmp_path):
     assert "Skipped" not in text and "Notes" not in text
 
 
+def test_contree_suite_two_threads_against_one(zero_one, tmp_path):
+    """--baseline-jobs: the same code on both sides, two threads after, one before."""
+    out = tmp_path / "out" / "contree.md"
+    args = _suite_args("contree", ["--data-dir", str(zero_one.parent), "--datasets", "tiny01", "--depths", "3",
+                                   "--repeats", "1", "--baseline", _our_src(), "--jobs", "2",
+                                   "--baseline-jobs", "1"], out)
+    text = run_suite("contree", args).read_text()
+    records = _records(out)
+    assert {(r["lib"], r["jobs"]) for r in records} == {("optimaltrees", 2), ("baseline", 1)}, records
+    assert all(r["optimal"] for r in records) and len({r["error"] for r in records}) == 1
+    assert "Threads: after n_jobs=2, before n_jobs=1." in text
+    alone = _suite_args("contree", ["--data-dir", str(zero_one.parent), "--datasets", "tiny01",
+                                    "--baseline-jobs", "1"], tmp_path / "x.md")
+    with pytest.raises(ValueError, match="--baseline-jobs sets the threads of the --baseline side"):
+        run_suite("contree", alone)
+
+
 def test_binary_suite_against_a_baseline_checkout(zero_one, tmp_path):
     out = tmp_path / "out" / "binary.md"
     args = _suite_args("binary", ["--data-dir", str(zero_one.parent), "--datasets", "tiny01", "--depths", "2",

@@ -59,6 +59,9 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--baseline", metavar="DIR",
                     help="before/after: the peer is optimaltrees as found in DIR (the src folder of another "
                          "built checkout), run like ours; the report's ratios are after/before")
+    ap.add_argument("--baseline-jobs", type=int, default=None,
+                    help="n_jobs of the baseline (default: --jobs); with the baseline being this checkout's "
+                         "src, --jobs 2 --baseline-jobs 1 measures the speed-up of two threads over one")
 
 
 # ------------------------------------------------------------------ the suite
@@ -71,6 +74,12 @@ def _sides(args) -> dict[str, str]:
     return {"ours": _peer(args) if args.dry_run else OURS, "peer": _peer(args)}
 
 
+def _jobs(args, lib: str) -> int:
+    """Threads of one side's fits: the baseline's own count when given."""
+    own = getattr(args, "baseline_jobs", None)
+    return own if lib == BASELINE and own is not None else args.jobs
+
+
 def _limit(args, depth: int) -> float | None:
     return args.time_limit if depth >= args.limit_from_depth else None
 
@@ -81,6 +90,8 @@ def plan(args, out_dir: Path) -> list[Job]:
     args.skipped = missing_libraries(sorted(set(sides.values()) - {BASELINE}))
     if getattr(args, "baseline", None):
         args.baseline = check_baseline(args.baseline)
+    elif getattr(args, "baseline_jobs", None) is not None:
+        raise ValueError("--baseline-jobs sets the threads of the --baseline side: give --baseline too")
     jobs = []
     for depth in args.depths:
         limit = _limit(args, depth)
@@ -93,7 +104,7 @@ def plan(args, out_dir: Path) -> list[Job]:
                         continue
                     key = dict(dataset=name, depth=depth, side=side, lib=lib, repeat=rep + 1, order=pos + 1,
                                time_limit=limit)
-                    jobs.append(fit_job(lib, path, depth, limit, key, jobs=args.jobs,
+                    jobs.append(fit_job(lib, path, depth, limit, key, jobs=_jobs(args, lib),
                                         kill_after=args.no_limit_timeout, baseline=getattr(args, "baseline", None)))
     args.planned = len(jobs)
     return jobs
@@ -120,6 +131,8 @@ def report(records: list[dict], args, out_dir: Path) -> str:
     lines += [machine_block(args), "", libraries_note(sorted(set(sides.values()) - {BASELINE}), skipped), ""]
     if baseline:
         lines += [baseline_note(baseline), ""]
+    if baseline and _jobs(args, OURS) != _jobs(args, BASELINE):
+        lines += [f"Threads: after n_jobs={_jobs(args, OURS)}, before n_jobs={_jobs(args, BASELINE)}.", ""]
     lines += [f"Repeats per (data set, depth, library): {args.repeats}, order alternated ({us} first on odd "
               f"repeats, {them} first on even), one fit at a time, each in a fresh process. Times are wall-clock "
               "seconds of `fit()` only; peak MB is the worker's peak RSS (interpreter + imports + data; "
