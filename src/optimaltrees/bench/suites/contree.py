@@ -80,6 +80,12 @@ def _jobs(args, lib: str) -> int:
     return own if lib == BASELINE and own is not None else args.jobs
 
 
+def _at_a_time(args) -> str:
+    """How many fits shared the machine: each side's seconds are only as quiet as this."""
+    workers = getattr(args, "workers", 1) or 1
+    return "one fit at a time" if workers == 1 else f"{workers} fits at a time (one per worker)"
+
+
 def _limit(args, depth: int) -> float | None:
     return args.time_limit if depth >= args.limit_from_depth else None
 
@@ -134,7 +140,7 @@ def report(records: list[dict], args, out_dir: Path) -> str:
     if baseline and _jobs(args, OURS) != _jobs(args, BASELINE):
         lines += [f"Threads: after n_jobs={_jobs(args, OURS)}, before n_jobs={_jobs(args, BASELINE)}.", ""]
     lines += [f"Repeats per (data set, depth, library): {args.repeats}, order alternated ({us} first on odd "
-              f"repeats, {them} first on even), one fit at a time, each in a fresh process. Times are wall-clock "
+              f"repeats, {them} first on even), {_at_a_time(args)}, each in a fresh process. Times are wall-clock "
               "seconds of `fit()` only; peak MB is the worker's peak RSS (interpreter + imports + data; "
               "ΔMB = peak minus the peak just before `fit()`).", ""]
     notes = []

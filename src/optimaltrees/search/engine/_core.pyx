@@ -641,7 +641,7 @@ cdef class Engine:
                     continue
                 self.front.zero_r[f] = m
                 self.front.first_w[f] = first_at_least(P, 0, m - 1, self.gini_positions[0][f])
-                queue_start(fresh, m)
+                queue_start(fresh, m, self.cost)
                 self._queue_root(fresh, f, r)
             self.front.started = True
         share_unlock(lock)
@@ -864,7 +864,7 @@ cdef class Engine:
         if m == 0:
             return
         zero_r = m
-        queue_start(Q, m)
+        queue_start(Q, m, self.cost)
         first_w = first_at_least(P, 0, m - 1, self.gini_positions[level][f])
         while head < Q.size():
             iv = Q[0][head]
@@ -1004,6 +1004,6 @@ cdef class Engine:
             zero_l_io[0] = w
         if self.prune and right_zero and w < zero_r:
             zero_r_io[0] = w
-        push_beyond(Q, &iv, D, i, j, w, lb_l, lb_r, lb_w, ub[0] - gap_here)
+        push_beyond(Q, &iv, D, i, j, w, lb_l, lb_r, lb_w, ub[0] - gap_here, cost)
         return False
 

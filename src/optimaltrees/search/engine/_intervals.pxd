@@ -21,6 +21,7 @@ cdef struct Interval:
     int u, v                   # nearest evaluated thresholds outside, -1 if none
     double u_left, u_total     # lower bounds of u's left child and of u
     double v_right, v_total    # lower bounds of v's right child and of v
+    double floor               # every threshold of [i, j] costs at least this (SP and IS, child by child)
 
 
 cdef struct RootItem:          # one queued interval of the root's best-first search
@@ -31,10 +32,32 @@ cdef struct RootItem:          # one queued interval of the root's best-first se
 
 
 cdef inline double interval_floor(Interval* iv, bint similar, double cost) noexcept nogil:
-    """Every threshold of the interval is at least this (SP; ``cost`` without it)."""
+    """Every threshold of the interval is at least this (SP and IS, see
+    :func:`bound_interval`; ``cost`` without the similarity bounds)."""
     if similar:
-        return iv.u_left + iv.v_right + cost
+        return iv.floor
     return cost
+
+
+cdef inline void bound_interval(Interval* iv, double* D, double cost) noexcept nogil:
+    """Set ``iv.floor``, a bound on every threshold t of [i, j], child by
+    child.  The left child of t is at least u's left child (SP: a superset)
+    and at least v's left child less the weight D[v] - D[t] moved out of it
+    (IS); the right child likewise from v (SP) and from u (IS).  The IS terms
+    are weakest at the far end of the interval: t = i for v, t = j for u.
+    SP alone leaves 0 beside a threshold whose second child was skipped
+    (the first already exceeded the bound), which kept the root's bound at
+    0 on large data sets; IS then still bounds the thresholds near it."""
+    cdef double left = iv.u_left, right = iv.v_right, moved
+    if iv.v >= 0 and iv.i <= iv.j:
+        moved = (iv.v_total - iv.v_right - cost) - (D[iv.v] - D[iv.i])
+        if moved > left:
+            left = moved
+    if iv.u >= 0 and iv.i <= iv.j:
+        moved = (iv.u_total - iv.u_left - cost) - (D[iv.j] - D[iv.u])
+        if moved > right:
+            right = moved
+    iv.floor = left + right + cost
 
 
 cdef inline size_t lowest_item(vector[RootItem]* items, bint similar, double cost, bint dive) noexcept nogil:
@@ -96,8 +119,8 @@ cdef inline int last_beyond(double* D, int i, int j, double base, double gap) no
     return lo - 1
 
 
-cdef inline void queue_start(vector[Interval]* Q, int m) noexcept nogil:
-    """Every threshold index, no neighbour evaluated."""
+cdef inline void queue_start(vector[Interval]* Q, int m, double cost) noexcept nogil:
+    """Every threshold index, no neighbour evaluated (a split costs at least ``cost``)."""
     cdef Interval iv
     Q.clear()
     iv.i = 0
@@ -108,6 +131,7 @@ cdef inline void queue_start(vector[Interval]* Q, int m) noexcept nogil:
     iv.u_total = 0.0
     iv.v_right = 0.0
     iv.v_total = 0.0
+    iv.floor = cost
     Q.push_back(iv)
 
 
@@ -131,8 +155,8 @@ cdef inline bint narrow(Interval* iv, double* D, double limit, double cost, int 
     False when none is."""
     cdef int i = iv.i, j = iv.j
     cdef double du, dv
-    # SP: every w in (u, v) has left >= left(u) and right >= right(v)
-    if iv.u_left + iv.v_right + cost >= limit - EPS:
+    # SP and IS child by child (``bound_interval``): nothing in [i, j] goes below limit
+    if iv.floor >= limit - EPS:
         return False
     if i <= zero_l:
         i = zero_l + 1
@@ -169,7 +193,7 @@ cdef inline void push_halves(vector[Interval]* Q, Interval* iv, int i, int j, in
 
 
 cdef inline void push_beyond(vector[Interval]* Q, Interval* iv, double* D, int i, int j, int w,
-                             double lb_l, double lb_r, double lb_w, double limit) noexcept nogil:
+                             double lb_l, double lb_r, double lb_w, double limit, double cost) noexcept nogil:
     """NB: thresholds that move at most lb_w - limit weight from w cannot
     improve; queue the rest on both sides, with w as their new neighbour."""
     cdef double delta = lb_w - limit
@@ -190,6 +214,7 @@ cdef inline void push_beyond(vector[Interval]* Q, Interval* iv, double* D, int i
         nv.v = w
         nv.v_right = lb_r
         nv.v_total = lb_w
+        bound_interval(&nv, D, cost)
         Q.push_back(nv)
     if hi_k <= j:
         nv.i = hi_k
@@ -200,4 +225,5 @@ cdef inline void push_beyond(vector[Interval]* Q, Interval* iv, double* D, int i
         nv.v = iv.v
         nv.v_right = iv.v_right
         nv.v_total = iv.v_total
+        bound_interval(&nv, D, cost)
         Q.push_back(nv)
