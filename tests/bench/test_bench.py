@@ -478,6 +478,26 @@ def test_scale_suite_end_to_end(tmp_path):
     assert (tmp_path / "scale-synthetic-d2.png").is_file()
 
 
+def test_scale_suite_jobs_reach_the_fits(tmp_path):
+    """``--jobs 2``: the optimaltrees fits run two threads (their stats say
+    so), find the same optimum, and the report says how many threads ran."""
+    out = tmp_path / "scale.md"
+    args = _suite_args("scale", ["--rows", "400", "--depths", "2", "--time-limit", "60", "--jobs", "2",
+                                 "--sides", "exact", "binned", "--bins", "8"], out)
+    text = run_suite("scale", args).read_text()
+    records = _records(out)
+    assert {r["side"] for r in records} == {"exact", "binned"}
+    assert all(r["status"] == "ok" and r["threads"] == 2 for r in records), records
+    from optimaltrees import OptimalTreeClassifier
+    from optimaltrees.bench.fits import scale_data
+
+    X, y = scale_data("synthetic", 400)
+    one = OptimalTreeClassifier(max_depth=2).fit(X, y)
+    exact = next(r for r in records if r["side"] == "exact")
+    assert exact["optimal"] and exact["error"] == one.train_error_
+    assert "use 2 thread(s)" in text
+
+
 def test_scale_slope_is_the_log_log_exponent():
     from optimaltrees.bench.suites.scale import slope
 

@@ -117,3 +117,55 @@ def test_a_histogram_solve_stopped_at_the_limit_keeps_a_valid_bound(limit):
         assert stopped.lower_bound < optimum.objective     # nothing proven by a cut-short solve
     else:
         assert stopped.objective == optimum.objective
+
+
+def _best_depth_one(counts: np.ndarray) -> int:
+    """Fewest errors of a depth-one tree from counts[f, value, class] of one
+    node (a leaf included): the oracle of the large-data test below."""
+    total = counts[0].sum(axis=0)
+    best = int(total.sum() - total.max())
+    for f in range(counts.shape[0]):
+        prefix = np.cumsum(counts[f], axis=0)[:-1]
+        suffix = total - prefix
+        errors = (prefix.sum(axis=1) - prefix.max(axis=1)) + (suffix.sum(axis=1) - suffix.max(axis=1))
+        best = min(best, int(errors.min()))
+    return best
+
+
+def test_large_data_beyond_the_prefetch_threshold():
+    """300,000 rows: more than the row count above which the depth-two scan
+    prefetches its row flags and the histograms their rows' ranks.  Depth one
+    on distinct values and depth two from histograms, both against optima
+    counted with numpy."""
+    rng = np.random.default_rng(3)
+    n, values = 300_000, 5
+    X = rng.integers(0, values, size=(n, 3)).astype(np.float64)
+    y = ((X[:, 0] + X[:, 1] > 4) ^ (rng.random(n) < 0.2)).astype(np.int64)
+    Xi = X.astype(np.int64)
+    counts = np.zeros((3, values, 2), dtype=np.int64)
+    for f in range(3):
+        np.add.at(counts[f], (Xi[:, f], y), 1)
+    assert _fit(X, y, max_depth=1).objective_ == _best_depth_one(counts)
+    expected = None
+    for f in range(3):
+        for t in range(values - 1):
+            side = Xi[:, f] <= t
+            cost = 0
+            for part in (side, ~side):
+                sub = np.zeros((3, values, 2), dtype=np.int64)
+                for g in range(3):
+                    np.add.at(sub[g], (Xi[part, g], y[part]), 1)
+                cost += _best_depth_one(sub)
+            expected = cost if expected is None else min(expected, cost)
+    with solver(math.inf):
+        clf = _fit(X, y, max_depth=2)
+    assert clf.objective_ == expected and clf.is_optimal_
+    assert recompute_objective(clf.tree_, X, y) == expected
+    # distinct values: the D2Split scan (flags prefetched) at depth one
+    Xc = X + rng.random((n, 3)) * 1e-3
+    order = np.argsort(Xc[:, 0], kind="stable")
+    ones = np.cumsum(y[order])[:-1]
+    left = np.arange(1, n)
+    errors = np.minimum(ones, left - ones) + np.minimum(y.sum() - ones, (n - left) - (y.sum() - ones))
+    clf = _fit(Xc[:, :1], y, max_depth=1)
+    assert clf.objective_ == min(int(errors.min()), int(min(y.sum(), n - y.sum())))

@@ -548,9 +548,10 @@ def scale_data(kind: str, rows: int, seed: int = 0, data_dir: str | None = None)
 
 
 def scale_fit(*, lib: str, kind: str, rows: int, depth: int, time_limit: float, max_bins: int | None = None,
-              seed: int = 0, data_dir: str | None = None) -> dict:
+              seed: int = 0, data_dir: str | None = None, n_jobs: int = 1) -> dict:
     """One point of the scaling suite: ``lib`` ("optimaltrees" or "pycontree")
-    on :func:`scale_data`; the data is made before the clock starts."""
+    on :func:`scale_data`; the data is made before the clock starts.
+    ``n_jobs``: threads of an optimaltrees fit."""
     X, y = scale_data(kind, rows, seed, data_dir)
     if lib == "pycontree":
         from pycontree import ConTree
@@ -563,10 +564,10 @@ def scale_fit(*, lib: str, kind: str, rows: int, depth: int, time_limit: float, 
         return _tree_record(X, int((model.predict(X) != y).sum()), clock, optimal=not hit, timed_out=hit)
     from optimaltrees import OptimalTreeClassifier
 
-    model = OptimalTreeClassifier(max_depth=depth, time_limit=time_limit, max_bins=max_bins)
+    model = OptimalTreeClassifier(max_depth=depth, time_limit=time_limit, max_bins=max_bins, n_jobs=n_jobs)
     with warnings.catch_warnings(), _Clock() as clock:
         warnings.simplefilter("ignore", UserWarning)
         model.fit(X, y)
     s = model.summary_
     return _tree_record(X, model.train_error_, clock, optimal=s.proven, timed_out=s.timed_out,
-                        lower_bound=s.lower_bound, max_bins=max_bins)
+                        lower_bound=s.lower_bound, max_bins=max_bins, threads=int(model.stats_["threads"]))

@@ -41,6 +41,8 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--slope-from", type=int, default=10000,
                     help="fit the growth exponent on sizes from this many rows (default 10^4)")
     ap.add_argument("--sides", nargs="+", default=list(SIDES), choices=SIDES)
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="n_jobs of the optimaltrees fits (default 1; pycontree has one thread)")
 
 
 def plan(args, out_dir: Path) -> list[Job]:
@@ -54,9 +56,11 @@ def plan(args, out_dir: Path) -> list[Job]:
                         continue
                     params = dict(lib="pycontree" if side == "pycontree" else "optimaltrees", kind=kind,
                                   rows=rows, depth=depth, time_limit=args.time_limit,
-                                  max_bins=args.bins if side == "binned" else None, data_dir=args.data_dir)
+                                  max_bins=args.bins if side == "binned" else None, data_dir=args.data_dir,
+                                  n_jobs=args.jobs)
                     if side == "pycontree":
                         params.pop("max_bins")
+                        params.pop("n_jobs")
                     key = dict(kind=kind, depth=depth, rows=rows, side=side)
                     jobs.append(Job("scale_fit", params, key, time_limit=args.time_limit, grace=60.0))
     args.planned = len(jobs)
@@ -113,6 +117,7 @@ def report(records: list[dict], args, out_dir: Path) -> str:
     lines += [f"Each fit in its own process, one at a time, {args.time_limit:g} s limit (`†`: stopped at the "
               f"limit, not proven). `binned` is `max_bins={args.bins}`: optimal over the thresholds between "
               "at most that many quantile bins per feature, so its errors may exceed the exact optimum. "
+              f"optimaltrees fits use {getattr(args, 'jobs', 1)} thread(s) (`n_jobs`), pycontree one. "
               "Peak MB is the worker's peak RSS (interpreter, imports and data included).", ""]
     summary = []
     for kind in args.kinds:
