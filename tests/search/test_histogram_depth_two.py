@@ -20,10 +20,10 @@ EPS = 1e-9
 
 
 @contextmanager
-def solver(scans: float):
+def solver(scans: float, min_rows: int = 0):
     """The depth-two solver choice (inf: histograms on every node, 0: ConTree's
     search, 100: the cost model's default on nodes of any size), restored after."""
-    old = set_histogram_choice(scans, 0)
+    old = set_histogram_choice(scans, min_rows)
     try:
         yield
     finally:
@@ -169,3 +169,159 @@ def test_large_data_beyond_the_prefetch_threshold():
     errors = np.minimum(ones, left - ones) + np.minimum(y.sum() - ones, (n - left) - (y.sum() - ones))
     clf = _fit(Xc[:, :1], y, max_depth=1)
     assert clf.objective_ == min(int(errors.min()), int(min(y.sum(), n - y.sum())))
+
+
+# ------------------------------------------------ both children of a depth-three split at once
+
+@contextmanager
+def pairs(forced: bool):
+    """Histograms on every depth-two node, and a depth-three split's two
+    children solved together from one walk of the smaller (``forced``:
+    wherever the histograms may, however small the data) or each alone."""
+    from optimaltrees.search.engine._sorted import set_pair_choice
+
+    old = set_pair_choice("always" if forced else "never")
+    try:
+        with solver(math.inf):
+            yield
+    finally:
+        set_pair_choice(old)
+
+
+def _tree_arrays(clf):
+    t = clf.tree_
+    return (t.feature.tolist(), t.threshold.tolist(), t.children_left.tolist(), t.value.tolist())
+
+
+@settings(max_examples=n_examples(80), **SETTINGS)
+@given(few_values(max_n=16, max_features=3), st.integers(3, 4), st.sampled_from([0.0, 0.5, 1.5]),
+       st.integers(1, 2))
+def test_sibling_pairs_give_the_brute_force_optimum_and_the_same_tree(inst, depth, per_node, min_leaf):
+    """Depth-two children solved as a pair (the larger from the parent's
+    snapshots less the smaller's rows) against the brute force, and the
+    very tree the separate histogram solves give: each child's answer is
+    the first optimum of its own scan."""
+    X, y = inst
+    n = len(y)
+    min_leaf = min(min_leaf, n)
+    note(f"X = np.array({X.tolist()!r}); y = np.array({y.tolist()!r}); depth = {depth}; "
+         f"per_node = {per_node}; min_leaf = {min_leaf}")
+    expected = brute_force_objective(X, y, depth, cost_per_node=per_node, min_samples_leaf=min_leaf)
+    fits = {}
+    for forced in (True, False):
+        with pairs(forced):
+            fits[forced] = _fit(X, y, max_depth=depth, complexity_cost=per_node / n, min_samples_leaf=min_leaf)
+    for clf in fits.values():
+        assert clf.objective_ == pytest.approx(expected, abs=EPS)
+        assert clf.objective_ == pytest.approx(recompute_objective(clf.tree_, X, y, per_node), abs=EPS)
+        assert clf.is_optimal_
+    assert _tree_arrays(fits[True]) == _tree_arrays(fits[False])
+    # the engines' pools (every tree found, with the ranks (lo, hi) around each split)
+    assert np.array_equal(*(_engine_pool(X, y, depth, per_node, min_leaf, forced) for forced in (True, False)))
+
+
+def _engine_pool(X, y, depth, cost, min_leaf, forced):
+    from optimaltrees.data.encoding import encode_features
+    from optimaltrees.search.engine import build_engine
+
+    enc = encode_features(X)
+    with pairs(forced):
+        engine = build_engine(enc.order, enc.rank, y.astype(np.int32), int(y.max()) + 1, depth,
+                              cost=cost, min_leaf=min_leaf)
+        engine.solve()
+    return np.asarray(engine.tree_arrays())
+
+
+def _noisy_bins(n, p, bins, seed, classes=2):
+    rng = np.random.default_rng(seed)
+    X = np.floor(rng.uniform(0, bins, size=(n, p)))
+    y = ((X[:, 0] + X[:, 1] > bins) ^ (rng.random(n) < 0.15)).astype(int)
+    if classes > 2:
+        y[X[:, 2] > bins - 4] = 2
+    return X, y
+
+
+@pytest.mark.parametrize("depth, classes, min_leaf", [(3, 2, 1), (3, 3, 1), (4, 2, 1), (3, 2, 25)])
+def test_sibling_pairs_on_binned_noisy_data(depth, classes, min_leaf):
+    """Thousands of rows over 24 bins: the pairs run (``sibling_pairs``),
+    and the tree is the one of the separate solves, proven, and scoring
+    what it says."""
+    X, y = _noisy_bins(3000, 4, 24, seed=depth + classes, classes=classes)
+    fits = {}
+    for forced in (True, False):
+        with pairs(forced):
+            fits[forced] = _fit(X, y, max_depth=depth, min_samples_leaf=min_leaf)
+    assert fits[True].stats_["sibling_pairs"] > 10
+    assert fits[False].stats_["sibling_pairs"] == 0
+    assert _tree_arrays(fits[True]) == _tree_arrays(fits[False])
+    for clf in fits.values():
+        assert clf.is_optimal_
+        assert recompute_objective(clf.tree_, X, y) == clf.objective_
+
+
+def test_sibling_pairs_on_two_threads_and_by_default_on_large_data():
+    """Each thread's layout keeps its own snapshots; and without forcing, a
+    parent of 40,000 rows x 6 features over 16 bins builds them."""
+    X, y = _noisy_bins(3000, 4, 24, seed=9)
+    with pairs(True):
+        one = _fit(X, y, max_depth=3)
+        two = _fit(X, y, max_depth=3, n_jobs=2)
+    assert two.objective_ == one.objective_ and two.is_optimal_
+    assert two.stats_["sibling_pairs"] > 0
+    X, y = _noisy_bins(40_000, 6, 16, seed=4)
+    clf = _fit(X, y, max_depth=3)
+    assert clf.stats_["sibling_pairs"] > 0 and clf.is_optimal_
+    with pairs(False):
+        with solver(100.0, 1000):     # the cost model's choice of solver, as in the default fit
+            alone = _fit(X, y, max_depth=3)
+    assert alone.stats_["sibling_pairs"] == 0
+    assert _tree_arrays(alone) == _tree_arrays(clf)
+
+
+@pytest.mark.parametrize("limit", [0.01, 0.05, 0.2])
+def test_sibling_pairs_stopped_at_the_limit_keep_a_valid_bound(limit):
+    """The time limit passes while pairs are solved (snapshots, walks): the
+    bound stays at most the optimum and the tree scores what it says."""
+    from optimaltrees.data.encoding import encode_features
+    from optimaltrees.search.engine import build_engine
+
+    X, y = _noisy_bins(20000, 6, 20, seed=11)
+    y = y.astype(np.int32)
+    enc = encode_features(X)
+    with pairs(True):
+        optimum = build_engine(enc.order, enc.rank, y, 2, 3).solve()
+        stopped = build_engine(enc.order, enc.rank, y, 2, 3).solve(time_limit=limit)
+    assert not optimum.aborted
+    assert stopped.lower_bound <= optimum.objective + EPS
+    assert stopped.objective >= optimum.objective - EPS
+
+
+def test_sibling_pairs_on_children_with_gaps_between_their_values():
+    """3,000 rows whose larger child holds feature 1's low and high bins
+    and the smaller child the ones between: the engines' pools (every tree
+    found, with the ranks (lo, hi) around each split) equal those of the
+    separate solves, and the exported threshold lies midway in the gap.
+    (The hypothesis test above compares the pools on many small gaps.)"""
+    from optimaltrees.data.encoding import encode_features
+    from optimaltrees.search.engine import build_engine
+
+    rng = np.random.default_rng(2)
+    n = 3000
+    x0 = rng.integers(0, 24, n)
+    big = x0 < 16
+    x1 = np.where(big, rng.choice(np.r_[0:6, 18:24], n), rng.integers(6, 18, n))
+    x2 = rng.integers(0, 24, n)
+    X = np.column_stack([x0, x1, x2]).astype(np.float64)
+    y = (np.where(big, x1 >= 12, x2 >= 12) ^ (rng.random(n) < 0.05)).astype(np.int32)
+    enc = encode_features(X)
+    pools = {}
+    for forced in (True, False):
+        with pairs(forced):
+            engine = build_engine(enc.order, enc.rank, y, 2, 3)
+            engine.solve()
+            pools[forced] = np.asarray(engine.tree_arrays())
+            assert (engine.stats["sibling_pairs"] > 0) == forced
+    assert np.array_equal(pools[True], pools[False])
+    with pairs(True):
+        clf = _fit(X, y, max_depth=3)
+    assert 11.5 in clf.tree_.threshold[clf.tree_.feature == 1]

@@ -58,6 +58,7 @@ cdef class BitsetLayout(DataLayout):
     cdef void remember(self, Node* node, int depth, double lb) noexcept nogil
     cdef void hint_sibling(self, Node* parent, int depth, Node* second, Node* first) noexcept nogil
     cdef void clear_hint(self) noexcept nogil
+    cdef bint pair_children(self, int level, Node* parent, int f, int pos, Node* out) noexcept nogil
     cdef size_t memory_bytes(self) noexcept nogil
     cdef int _high_counts(self, Node* node, int f, int32_t* cc) noexcept nogil
     cdef int32_t* _int_counts(self, Node* node) noexcept nogil

@@ -430,3 +430,8 @@ cdef class BitsetLayout:
 
     cdef void clear_hint(self) noexcept nogil:
         self.hint_parent = NULL
+
+    cdef bint pair_children(self, int level, Node* parent, int f, int pos, Node* out) noexcept nogil:
+        """Nothing (the caller partitions): depth-two counts already come as
+        parent minus sibling (``hint_sibling``)."""
+        return False

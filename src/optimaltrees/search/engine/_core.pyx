@@ -150,6 +150,9 @@ cdef class Engine:
             self.memory_budget = <size_t>-1
         else:
             self.memory_budget = <size_t>(memory_limit_mb * 1048576.0)
+        if isinstance(layout, SortedLayout):
+            layout.reserve_pairs(max_depth, INFINITY if self.memory_budget == <size_t>-1
+                                 else <double>self.memory_budget)
         self.layout_bytes = layout.buffer_bytes
         self.n_subproblems = 0
         self.n_cache_hits = 0
@@ -258,6 +261,7 @@ cdef class Engine:
             "cache_hits": int(self.n_cache_hits),
             "similarity_prunes": int(self.n_similarity_prunes),
             "derived_counts": int(getattr(self.layout, "n_derived_counts", 0)),
+            "sibling_pairs": int(getattr(self.layout, "n_pairs", 0)),
             "cache_entries": int(self.cache.size()),
         }
 
@@ -935,7 +939,11 @@ cdef class Engine:
         else:
             nl = pos
             nr = nn - pos
-            lay.partition(level, node, f, pos, child_node)
+            # depth-two children may come solved together, the larger without its rows
+            # (only the exhaustive path reads their answers: the rules' path reads rows)
+            if not (depth == 3 and spent == FREE
+                    and lay.pair_children(level, node, f, pos, child_node)):
+                lay.partition(level, node, f, pos, child_node)
             eta = 0.0
             if self.prune:
                 eta = D[w] - D[i]

@@ -10,11 +10,15 @@ children's best depth-one splits from the histogram alone.  Cost per node:
 nn * p^2 additions plus, per root threshold, one pass over all bins, and
 no pruning is needed (every threshold is scored exactly).
 
+A depth-three split's two children can share one walk: the smaller
+child's histograms are built row by row, and the larger's are the
+parent's (kept per root threshold as prefix snapshots) less the smaller's.
+
 The histograms are laid out by bin: bin ``offset[f] + rank`` of feature f
 holds K class counts.  These helpers are inline so the layout's solver
 compiles into one loop nest.
 """
-from libc.math cimport ceil
+from libc.math cimport ceil, floor
 from libc.stdint cimport int32_t
 
 from optimaltrees.search.engine._common cimport EPS, Split1
@@ -89,3 +93,51 @@ cdef inline void best_depth_one(int32_t* left, int32_t* total, int32_t* side_cou
             pn += cnt
             last = b - offset[f]
 
+
+
+cdef struct HistScan:         # one node's state along a histogram depth-two scan
+    double best               # the objective to beat (the incumbent)
+    int skip_to               # rows left of the root threshold before one is scored again
+    bint found                # a root split beat the incumbent ...
+    Split1 root               # ... this one (feature, lo, hi, val) ...
+    Split1 sides[2]           # ... with these depth-one children
+
+
+cdef inline bint scores_at(int nl, int ns, int ml, HistScan* st) noexcept nogil:
+    """Whether the root threshold leaving ``nl`` of ``ns`` rows left is
+    scored: both sides hold ``ml`` rows, and the similarity skip has passed."""
+    return nl >= ml and ns - nl >= ml and nl >= st.skip_to
+
+
+cdef inline bint score_root_threshold(int32_t* left, int32_t* total, int32_t* cl, int32_t* cr,
+                                      double* counts, int nl, int ns, int32_t* offset, int p, int K,
+                                      int ml, double cost, int32_t* prefix, HistScan* st) noexcept nogil:
+    """Score one root threshold of a depth-two node from its histograms:
+    ``left`` holds the rows left of it (``nl`` rows, class counts ``cl``),
+    ``total`` the node's (``ns`` rows, class counts ``counts``); ``cr``:
+    K ints of scratch.  True when it beats ``st.best`` (``st`` then holds
+    its value and children; the caller sets the root's feature and ranks).
+    A losing threshold moves ``st.skip_to`` past the thresholds it rules
+    out: moving m rows across the root threshold changes the optimum by at
+    most m (ConTree's similarity bound; leaf sizes break it)."""
+    cdef Split1 s_l, s_r
+    cdef double val
+    cdef int c
+    for c in range(K):
+        cr[c] = <int32_t>counts[c] - cl[c]
+    best_depth_one(left, total, cl, nl, False, offset, p, K, ml, cost, prefix, &s_l)
+    val = s_l.val + cost        # a bound: the right child costs at least 0
+    if val < st.best - EPS:
+        best_depth_one(left, total, cr, ns - nl, True, offset, p, K, ml, cost, prefix, &s_r)
+        val = s_l.val + s_r.val + cost
+    if ml == 1 and val >= st.best - EPS:
+        st.skip_to = nl + <int>floor(val - st.best + EPS) + 1
+        return False
+    if val < st.best - EPS:
+        st.best = val
+        st.root.val = val
+        st.sides[0] = s_l
+        st.sides[1] = s_r
+        st.found = True
+        return True
+    return False

@@ -22,6 +22,9 @@ never branches on which layout it runs over.
     similarity_prune(node, depth, ...)  a bound from recently solved similar sets
     remember(node, depth, lb)           ... and remembering this one
     hint_sibling / clear_hint           a second child's counts as its parent's minus its sibling's
+    pair_children(level, node, f, pos, out)  in place of partition for a depth-three split:
+                                        the sorted layout may lay out the smaller child only
+                                        and solve both together (False: partition)
     memory_bytes()                      what the layout's buffers hold
 """
 from optimaltrees.search.engine._sorted cimport SortedLayout

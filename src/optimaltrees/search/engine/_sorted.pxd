@@ -10,8 +10,17 @@ from libcpp.vector cimport vector
 
 from optimaltrees.search.engine._layout_base cimport DataLayout
 from optimaltrees.search.engine._common cimport Cand, Elem, Node, Split1
+from optimaltrees.search.engine._histogram cimport HistScan
 
 cimport cython
+
+
+cdef struct PairAnswer:                    # one child's depth-two optimum, solved with its sibling
+    uint64_t h1, h2                        # the child's set hashes ...
+    int size                               # ... and size (-1: no answer held)
+    bint found                             # a root split beats the child's leaf ...
+    Split1 root                            # ... this one (root.val: its objective) ...
+    Split1 sides[2]                        # ... with these depth-one children
 
 
 @cython.final
@@ -33,7 +42,19 @@ cdef class SortedLayout(DataLayout):
     cdef vector[uint16_t] row_rank         # [instance * p + f]: the instance's rank on feature f (histograms only)
     cdef vector[int32_t] hist_left         # [bin * K + class]: the rows left of the root threshold
     cdef vector[int32_t] hist_total        # [bin * K + class]: the node's rows
-    cdef vector[int32_t] hist_scratch      # 3 x K class counts: left and right child, a prefix
+    cdef vector[int32_t] hist_scratch      # 6 x K class counts: left and right child, a prefix; a sibling's
+    # both children of a depth-three split solved from one walk of the smaller
+    # (``pair_children``): the other's histograms are its parent's less the walked one's
+    cdef size_t snap_cells                 # cells of the parent's prefix snapshots (0: not allowed)
+    cdef vector[int32_t] snap              # [(offset[f] + b) * bins * K + cell]: the parent's rows of f-rank <= b
+    cdef vector[int32_t] snap_total        # [bin * K + class]: the parent's rows
+    cdef uint64_t snap_h1, snap_h2         # the parent the snapshots hold ...
+    cdef int snap_size                     # ... (its size; -1: none)
+    cdef uint64_t seen_h1, seen_h2         # the parent of the last request (snapshots are built on its second) ...
+    cdef int seen_size                     # ... (its size; -1: none)
+    cdef vector[int32_t] hist_other        # the unwalked child's prefix and total histograms
+    cdef PairAnswer pair[2]                # both children's answers, until solve_exact takes them
+    cdef public long long n_pairs          # depth-three splits whose children were solved as a pair
 
     cdef void init_root(self, Node* root) noexcept nogil
     cdef void gini_split(self, Node* node, int f, double* score, int32_t* pos) noexcept nogil
@@ -46,6 +67,12 @@ cdef class SortedLayout(DataLayout):
     cdef bint solve_exact(self, Node* node, int depth, double* best_val, Split1* root,
                           Split1* sides) noexcept nogil
     cdef bint _hist_d2(self, Node* node, double* best_val, Split1* root, Split1* sides) noexcept nogil
+    cdef bint pair_children(self, int level, Node* parent, int f, int pos, Node* out) noexcept nogil
+    cdef void _split_small(self, int level, Node* parent, int f, int pos, int w, Node* out) noexcept nogil
+    cdef bint _build_snapshots(self, Node* parent) noexcept nogil
+    cdef bint _pair_walk(self, Node* walked, Node* other, HistScan* st_w, HistScan* st_o) noexcept nogil
+    cdef int _take_pair(self, Node* node, double* best_val, Split1* root, Split1* sides) noexcept nogil
+    cdef int _next_rank_other(self, int f, int b, Elem* walked, int k, int n_walked) noexcept nogil
     cdef void children_depth_one(self, int level, Node* node, int f, int pos, int ml,
                                  Split1* left, Split1* right) noexcept nogil
     cdef bint similarity_prune(self, Node* node, int depth, double ub, double* known_lb) noexcept nogil

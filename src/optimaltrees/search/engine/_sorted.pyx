@@ -5,7 +5,7 @@
 D2Split (Brita, van der Linden, Demirovic, AAAI 2025, Algorithm 2 with the
 implementation notes' corrections)."""
 from libc.stdint cimport int64_t, uint16_t
-from libc.string cimport memset
+from libc.string cimport memcpy, memset
 from libc.math cimport ceil, floor, INFINITY
 from libcpp.pair cimport pair
 from libcpp.queue cimport priority_queue
@@ -13,7 +13,7 @@ from libcpp.queue cimport priority_queue
 from optimaltrees.search.engine._common cimport (
     EPS, NEVER, WIDE_CLASSES, count_errors, prefetch, leaf_errors, now, sum_squares_start, sum_squares_move,
     weighted_squares_start, weighted_squares_move)
-from optimaltrees.search.engine._histogram cimport best_depth_one
+from optimaltrees.search.engine._histogram cimport HistScan, score_root_threshold, scores_at
 
 # a depth-two node takes the histograms when their cost is below this many
 # D2Split scans (nn * p each); ConTree's search makes tens to hundreds of
@@ -28,6 +28,26 @@ cdef double HIST_SCORED = 0.05
 # same way with and without weights (the histograms count unweighted rows),
 # so integer weights give the tree of the repeated rows, as scikit-learn asks.
 cdef int hist_min_rows = 1000
+
+
+# when a depth-three split's two depth-two children are solved together:
+# 0 where the snapshots cost less than the walks they save, 1 wherever the
+# histograms may (tests, on small data), 2 never (tests: the separate solves)
+cdef int pairs_mode = 0
+PAIR_MODES = ("auto", "always", "never")
+
+
+def set_pair_choice(str mode) -> str:
+    """When :meth:`SortedLayout.pair_children` solves a depth-three split's
+    children together: "auto" (where it pays), "always" (every parent whose
+    children the histograms solve) or "never"; returns the old mode.  For
+    tests, which compare the pairs with the separate solves."""
+    global pairs_mode
+    if mode not in PAIR_MODES:
+        raise ValueError(f"mode must be one of {PAIR_MODES}, not {mode!r}")
+    old = PAIR_MODES[pairs_mode]
+    pairs_mode = PAIR_MODES.index(mode)
+    return old
 
 
 def set_histogram_choice(double scans, int min_rows) -> tuple:
@@ -53,6 +73,11 @@ cdef enum:
     # ... and the depth-two scan prefetches its row flags beyond this many rows
     # (the flag array, a byte a row, no longer stays in L2)
     FAR_ROWS = 1 << 18
+
+
+# a depth-three parent's prefix snapshots (bins^2 x classes int32 counts) are
+# kept only up to this many cells (64 MB; e.g. 10 features x 256 bins, 2 classes: 52 MB)
+cdef double SNAP_MAX_CELLS = 16777216.0
 
 
 cdef inline void _offer(int err, int prefix_err, int cnt_s, int feature, int lo, int hi,
@@ -87,6 +112,10 @@ cdef class SortedLayout:
         cdef int f, k, i, lvl, levels = max(max_depth, 1) + 1
         cdef Elem e
         self.init_sizes(order.shape[1], order.shape[0], n_classes, min_leaf, cost, 1, y)
+        self.snap_size = -1
+        self.seen_size = -1
+        self.pair[0].size = -1
+        self.pair[1].size = -1
         self.weighted = weights is not None
         if self.weighted:
             if weights.shape[0] != self.n:
@@ -161,7 +190,7 @@ cdef class SortedLayout:
                 self.row_rank[<size_t>i * self.p + f] = <uint16_t>rank[f, i]
         self.hist_left.resize(<size_t>bins * self.K)
         self.hist_total.resize(<size_t>bins * self.K)
-        self.hist_scratch.resize(3 * self.K)
+        self.hist_scratch.resize(5 * self.K)
 
     cdef size_t memory_bytes(self) noexcept nogil:
         cdef size_t b = 0, lvl
@@ -174,6 +203,8 @@ cdef class SortedLayout:
         b += (self.rank_offset.capacity() + self.hist_left.capacity()
               + self.hist_total.capacity() + self.hist_scratch.capacity()) * sizeof(int32_t)
         b += self.row_rank.capacity() * sizeof(uint16_t)
+        # the snapshots count from when they are allowed (they are allocated at their first use)
+        b += (self.snap_cells + self.snap_total.capacity() + self.hist_other.capacity()) * sizeof(int32_t)
         for lvl in range(self.children.size()):
             b += self.children[lvl].capacity() * sizeof(Elem)
             b += (self.cnt_left[lvl].capacity() + self.cnt_right[lvl].capacity()) * sizeof(double)
@@ -336,9 +367,10 @@ cdef class SortedLayout:
         """Exact depth-two optimum from histograms (``_histogram.pxd``): for
         each root feature, its rows in value order are added to the left
         histogram one rank at a time, and each threshold between ranks is
-        scored with both children's best depth-one trees."""
+        scored with both children's best depth-one trees.  A node solved with
+        its sibling (:meth:`pair_children`) takes that answer instead."""
         cdef int nn = node.size, p = self.p, K = self.K, ml = self.min_leaf
-        cdef int f, f2, k, c, b, nl, skip_to
+        cdef int f, f2, k, c, b, nl, taken
         cdef int32_t* L = &self.hist_left[0]
         cdef int32_t* T = &self.hist_total[0]
         cdef int32_t* off = &self.rank_offset[0]
@@ -350,11 +382,15 @@ cdef class SortedLayout:
         cdef size_t cells = <size_t>self.hist_bins * K
         cdef Elem* arr
         cdef Elem e
-        cdef Split1 s_l, s_r
-        cdef double val, cost = self.cost
-        cdef bint found = False
+        cdef HistScan st
+        cdef double cost = self.cost
+        taken = self._take_pair(node, best_val, root_out, sides)
+        if taken >= 0:
+            return taken == 1
         self.n_d2 += 1
         self.cut_short = False
+        st.best = best_val[0]
+        st.found = False
         memset(T, 0, cells * sizeof(int32_t))
         arr = node.elems
         for k in range(nn):
@@ -367,7 +403,7 @@ cdef class SortedLayout:
         for f in range(p):
             if now() > self.deadline:
                 self.cut_short = True       # the time limit: the best so far, not proven
-                return found
+                break
             arr = node.elems + <size_t>f * nn
             if arr[0].rank == arr[nn - 1].rank:
                 continue        # constant on this node
@@ -376,7 +412,7 @@ cdef class SortedLayout:
                 cl[c] = 0
             nl = 0
             k = 0
-            skip_to = 0
+            st.skip_to = 0
             while k < nn:
                 # move every row of this rank to the left child
                 b = arr[k].rank
@@ -392,31 +428,349 @@ cdef class SortedLayout:
                     k += 1
                 if k == nn:
                     break
-                if nl < ml or nn - nl < ml or nl < skip_to:
-                    continue
+                if scores_at(nl, nn, ml, &st) and score_root_threshold(
+                        L, T, cl, cr, node.counts, nl, nn, off, p, K, ml, cost, prefix, &st):
+                    st.root.feature = f
+                    st.root.lo = b
+                    st.root.hi = arr[k].rank
+        if st.found:
+            best_val[0] = st.best
+            root_out[0] = st.root
+            sides[0] = st.sides[0]
+            sides[1] = st.sides[1]
+        return st.found
+
+    # ------------------------------------------- depth-two siblings from one walk
+
+    def reserve_pairs(self, int max_depth, double budget_bytes):
+        """Let depth-three splits solve their two depth-two children from one
+        walk of the smaller (:meth:`pair_children`) when the parent's prefix
+        snapshots (bins^2 x classes counts) fit under SNAP_MAX_CELLS and a
+        quarter of ``budget_bytes`` (the memory limit; INFINITY: none).  The
+        snapshots are allocated at their first use, and counted from now."""
+        cdef size_t cells
+        self.snap_cells = 0
+        self.snap_size = -1
+        self.seen_size = -1
+        self.pair[0].size = -1
+        self.pair[1].size = -1
+        if not self.hist_ready or max_depth < 3 or self.weighted or <double>self.n * self.p >= 2.0 ** 31:
+            return      # (the smaller child's rows are placed by int32 positions)
+        cells = <size_t>self.hist_bins * self.K
+        if <double>self.hist_bins * cells > SNAP_MAX_CELLS:
+            return
+        if 4.0 * (self.hist_bins + 3.0) * cells > budget_bytes / 4:
+            return
+        if pairs_mode == 2 or (pairs_mode == 0 and <double>self.n * self.p * self.p * 4.0
+                               < <double>self.hist_bins * cells):
+            return      # never, or no parent large enough to build snapshots for (pair_children)
+        self.snap_cells = <size_t>self.hist_bins * cells
+        self.snap_total.resize(cells)
+        self.hist_other.resize(2 * cells)
+        self.fixed_bytes = self.memory_bytes()
+
+    cdef bint pair_children(self, int level, Node* parent, int f, int pos, Node* out) noexcept nogil:
+        """The children of the depth-three split of ``parent`` at (f, pos),
+        in place of :meth:`partition`, when both are depth-two nodes that the
+        histograms solve (:meth:`solves_whole`): only the smaller child's rows
+        are laid out (:meth:`_split_small`), the larger's counts and hashes
+        are the parent's less the smaller's, and both are solved from one
+        walk of the smaller (:meth:`_pair_walk`); the answers wait in
+        ``pair`` for :meth:`solve_exact`, so the larger child's rows are
+        never needed.  The walk reads the parent's prefix snapshots, built
+        on its second split (a parent split once pays nothing) and only
+        where copying them costs less than a walk of the parent's rows.
+        False: nothing done, the caller partitions."""
+        cdef HistScan st[2]
+        cdef int s, w, nn = parent.size
+        cdef uint64_t h1 = parent.h1, h2 = parent.h2
+        self.pair[0].size = -1
+        self.pair[1].size = -1
+        if self.snap_cells == 0:
+            return False
+        out[0].size = pos
+        out[1].size = nn - pos
+        if not (self.solves_whole(&out[0], 2) and self.solves_whole(&out[1], 2)):
+            return False
+        if not (nn == self.snap_size and h1 == self.snap_h1 and h2 == self.snap_h2):
+            if not (nn == self.seen_size and h1 == self.seen_h1 and h2 == self.seen_h2):
+                self.seen_size = nn
+                self.seen_h1 = h1
+                self.seen_h2 = h2
+                return False
+            # copying a snapshot per rank costs about a quarter of adding as many
+            # counts one by one; below that the parent's own walk is cheaper
+            if (<double>nn * self.p * self.p * 4.0 < <double>self.hist_bins * self.hist_bins * self.K
+                    and pairs_mode != 1):
+                return False
+            if not self._build_snapshots(parent):
+                return False
+        w = 0 if pos <= nn - pos else 1
+        self._split_small(level, parent, f, pos, w, out)
+        for s in range(2):
+            st[s].best = leaf_errors(out[s].counts, self.K)
+            st[s].found = False
+        if not self._pair_walk(&out[w], &out[1 - w], &st[w], &st[1 - w]):
+            self.partition(level, parent, f, pos, out)     # the time limit: lay out both
+            return True
+        self.n_pairs += 1
+        for s in range(2):
+            self.pair[s].h1 = out[s].h1
+            self.pair[s].h2 = out[s].h2
+            self.pair[s].size = out[s].size
+            self.pair[s].found = st[s].found
+            self.pair[s].root = st[s].root
+            self.pair[s].sides[0] = st[s].sides[0]
+            self.pair[s].sides[1] = st[s].sides[1]
+        return True
+
+    cdef void _split_small(self, int level, Node* parent, int f, int pos, int w, Node* out) noexcept nogil:
+        """:meth:`partition` for child ``w`` alone (the smaller): its rows, a
+        range of f's order, are sorted into every feature's order by
+        counting sort on the ranks (O(rows x features), not the parent's
+        rows per feature; rows of one rank may come in another order than
+        the parent's, which no scan reads).  The other child gets its size,
+        class counts and hashes as the parent's less child w's, and no rows
+        (``elems`` NULL: only its pair answer may be read)."""
+        cdef int nn = parent.size, p = self.p, K = self.K, g, k, c, start, ns
+        cdef Elem* src = parent.elems + <size_t>f * nn
+        cdef Elem* base = &self.children[level][0]
+        cdef Elem* dst
+        cdef Elem e
+        cdef int32_t* off = &self.rank_offset[0]
+        cdef int32_t* at = &self.hist_total[0]       # scratch: one write position per bin
+        cdef uint16_t* RR = self.row_rank.data()
+        cdef uint16_t* rr
+        cdef double* small_counts = &self.cnt_left[level][0] if w == 0 else &self.cnt_right[level][0]
+        cdef double* other_counts = &self.cnt_right[level][0] if w == 0 else &self.cnt_left[level][0]
+        cdef uint64_t a1 = 0, a2 = 0
+        cdef size_t total
+        start = 0 if w == 0 else pos
+        ns = pos if w == 0 else nn - pos
+        src += start
+        out[0].size = pos
+        out[1].size = nn - pos
+        out[0].counts = &self.cnt_left[level][0]
+        out[1].counts = &self.cnt_right[level][0]
+        out[0].mask = NULL
+        out[1].mask = NULL
+        out[w].elems = base if w == 0 else base + <size_t>pos * p
+        out[1 - w].elems = NULL
+        memset(small_counts, 0, K * sizeof(double))
+        memset(at, 0, <size_t>self.hist_bins * sizeof(int32_t))
+        for k in range(ns):
+            e = src[k]
+            if k + AHEAD < ns:
+                g = src[k + AHEAD].id
+                prefetch(RR + <size_t>g * p)
+                prefetch(&self.rnd1[g])
+                prefetch(&self.rnd2[g])
+            small_counts[e.label] += 1.0
+            a1 += self.rnd1[e.id]
+            a2 ^= self.rnd2[e.id]
+            rr = RR + <size_t>e.id * p
+            for g in range(p):
+                at[off[g] + rr[g]] += 1
+        for c in range(K):
+            other_counts[c] = parent.counts[c] - small_counts[c]
+        out[w].h1 = a1
+        out[w].h2 = a2
+        out[1 - w].h1 = parent.h1 - a1
+        out[1 - w].h2 = parent.h2 ^ a2
+        # bin counts -> each bin's first position in its feature's order
+        for g in range(p):
+            total = <size_t>g * ns
+            for k in range(off[g], off[g + 1]):
+                c = at[k]
+                at[k] = <int32_t>total
+                total += c
+        dst = out[w].elems
+        for k in range(ns):
+            e = src[k]
+            if k + AHEAD < ns:
+                prefetch(RR + <size_t>src[k + AHEAD].id * p)
+            rr = RR + <size_t>e.id * p
+            for g in range(p):
+                e.rank = rr[g]
+                dst[at[off[g] + rr[g]]] = e
+                at[off[g] + rr[g]] += 1
+
+    cdef int _take_pair(self, Node* node, double* best_val, Split1* root, Split1* sides) noexcept nogil:
+        """The answer :meth:`pair_children` left for ``node``: -1 none, else
+        1 when it beats ``best_val`` (written out) and 0 when it does not.
+        The answer is the first optimum in the histogram scan's order, the
+        one :meth:`_hist_d2` finds from any incumbent above it."""
+        cdef int s
+        for s in range(2):
+            if (self.pair[s].size == node.size and self.pair[s].h1 == node.h1
+                    and self.pair[s].h2 == node.h2):
+                self.pair[s].size = -1
+                self.n_d2 += 1
+                self.cut_short = False
+                if self.pair[s].found and self.pair[s].root.val < best_val[0] - EPS:
+                    best_val[0] = self.pair[s].root.val
+                    root[0] = self.pair[s].root
+                    sides[0] = self.pair[s].sides[0]
+                    sides[1] = self.pair[s].sides[1]
+                    return 1
+                return 0
+        return -1
+
+    cdef bint _build_snapshots(self, Node* parent) noexcept nogil:
+        """For every feature f and every rank b the parent holds on it: the
+        histogram of the parent's rows of f-rank <= b; and the parent's own
+        histogram.  False when the time limit passed first."""
+        cdef int nn = parent.size, p = self.p, K = self.K, f, f2, k, b
+        cdef size_t cells = <size_t>self.hist_bins * K
+        cdef int32_t* run = &self.hist_left[0]
+        cdef int32_t* off = &self.rank_offset[0]
+        cdef uint16_t* RR = self.row_rank.data()
+        cdef uint16_t* rr
+        cdef int32_t* snap
+        cdef Elem* arr
+        cdef Elem e
+        self.snap_size = -1
+        if self.snap.size() < self.snap_cells:
+            self.snap.resize(self.snap_cells)
+        snap = self.snap.data()
+        for f in range(p):
+            if now() > self.deadline:
+                return False
+            arr = parent.elems + <size_t>f * nn
+            memset(run, 0, cells * sizeof(int32_t))
+            k = 0
+            while k < nn:
+                b = arr[k].rank
+                while k < nn and arr[k].rank == b:
+                    e = arr[k]
+                    if k + AHEAD < nn:
+                        prefetch(RR + <size_t>arr[k + AHEAD].id * p)
+                    rr = RR + <size_t>e.id * p
+                    for f2 in range(p):
+                        run[(off[f2] + rr[f2]) * K + e.label] += 1
+                    k += 1
+                memcpy(snap + <size_t>(off[f] + b) * cells, run, cells * sizeof(int32_t))
+            if f == 0:
+                memcpy(&self.snap_total[0], run, cells * sizeof(int32_t))
+        self.snap_size = nn
+        self.snap_h1 = parent.h1
+        self.snap_h2 = parent.h2
+        return True
+
+    cdef bint _pair_walk(self, Node* walked, Node* other, HistScan* st_w, HistScan* st_o) noexcept nogil:
+        """:meth:`_hist_d2` for two siblings at once, walking only the rows of
+        ``walked``: at each rank b of each root feature f, the other child's
+        rows left of the threshold are the parent's snapshot at (f, b) less
+        the walked child's.  Each child keeps its own incumbent and
+        similarity skip, so each gets the answer its own scan would.  False
+        when the time limit passed first."""
+        cdef int nw = walked.size, no = other.size, p = self.p, K = self.K, ml = self.min_leaf
+        cdef int f, f2, k, c, b, end, nb, at_w, nl_w, nl_o
+        cdef size_t cells = <size_t>self.hist_bins * K, i
+        cdef int32_t* L = &self.hist_left[0]          # the walked child's rows left of the threshold
+        cdef int32_t* T = &self.hist_total[0]         # the walked child's rows
+        cdef int32_t* PO = &self.hist_other[0]        # the other child's rows left of the threshold
+        cdef int32_t* TO = PO + cells                 # the other child's rows
+        cdef int32_t* TN = &self.snap_total[0]        # the parent's rows
+        cdef int32_t* cl_w = &self.hist_scratch[0]
+        cdef int32_t* cl_o = cl_w + K
+        cdef int32_t* cr = cl_w + 2 * K
+        cdef int32_t* prefix = cl_w + 3 * K
+        cdef int32_t* here = cl_w + 4 * K             # the walked child's rows at rank b, per class
+        cdef int32_t* off = &self.rank_offset[0]
+        cdef int32_t* snap_b
+        cdef int32_t* tn_b
+        cdef uint16_t* RR = self.row_rank.data()
+        cdef uint16_t* rr
+        cdef Elem* arr
+        cdef Elem e
+        cdef double cost = self.cost
+        memset(T, 0, cells * sizeof(int32_t))
+        arr = walked.elems
+        for k in range(nw):
+            e = arr[k]
+            if k + AHEAD < nw:
+                prefetch(RR + <size_t>arr[k + AHEAD].id * p)
+            rr = RR + <size_t>e.id * p
+            for f2 in range(p):
+                T[(off[f2] + rr[f2]) * K + e.label] += 1
+        for i in range(cells):
+            TO[i] = TN[i] - T[i]
+        for f in range(p):
+            if now() > self.deadline:
+                return False
+            arr = walked.elems + <size_t>f * nw
+            memset(L, 0, cells * sizeof(int32_t))
+            for c in range(K):
+                cl_w[c] = 0
+                cl_o[c] = 0
+            nl_w = 0
+            nl_o = 0
+            st_w.skip_to = 0
+            st_o.skip_to = 0
+            k = 0
+            end = off[f + 1] - off[f]
+            for b in range(end):
+                tn_b = TN + <size_t>(off[f] + b) * K
+                nb = 0
                 for c in range(K):
-                    cr[c] = <int32_t>node.counts[c] - cl[c]
-                best_depth_one(L, T, cl, nl, False, off, p, K, ml, cost, prefix, &s_l)
-                val = s_l.val + cost        # a bound: the right child costs at least 0
-                if val < best_val[0] - EPS:
-                    best_depth_one(L, T, cr, nn - nl, True, off, p, K, ml, cost, prefix, &s_r)
-                    val = s_l.val + s_r.val + cost
-                if ml == 1 and val >= best_val[0] - EPS:
-                    # moving m rows across the root threshold changes the
-                    # optimum by at most m (ConTree's similarity bound; leaf
-                    # sizes break it): thresholds this close cannot win
-                    skip_to = nl + <int>floor(val - best_val[0] + EPS) + 1
-                    continue
-                if val < best_val[0] - EPS:
-                    best_val[0] = val
-                    root_out.val = val
-                    root_out.feature = f
-                    root_out.lo = b
-                    root_out.hi = arr[k].rank
-                    sides[0] = s_l
-                    sides[1] = s_r
-                    found = True
-        return found
+                    nb += tn_b[c]
+                    here[c] = 0
+                if nb == 0:
+                    continue        # the parent has no row of this rank
+                while k < nw and arr[k].rank == b:
+                    e = arr[k]
+                    if k + AHEAD < nw:
+                        prefetch(RR + <size_t>arr[k + AHEAD].id * p)
+                    rr = RR + <size_t>e.id * p
+                    for f2 in range(p):
+                        L[(off[f2] + rr[f2]) * K + e.label] += 1
+                    here[e.label] += 1
+                    k += 1
+                at_w = 0
+                for c in range(K):
+                    at_w += here[c]
+                    cl_w[c] += here[c]
+                    cl_o[c] += tn_b[c] - here[c]
+                nl_w += at_w
+                nl_o += nb - at_w
+                # a threshold after b for a child with rows at b and beyond it
+                if at_w > 0 and k < nw and scores_at(nl_w, nw, ml, st_w) and score_root_threshold(
+                        L, T, cl_w, cr, walked.counts, nl_w, nw, off, p, K, ml, cost, prefix, st_w):
+                    st_w.root.feature = f
+                    st_w.root.lo = b
+                    st_w.root.hi = arr[k].rank
+                if nb > at_w and nl_o < no and scores_at(nl_o, no, ml, st_o):
+                    snap_b = &self.snap[<size_t>(off[f] + b) * cells]
+                    for i in range(cells):
+                        PO[i] = snap_b[i] - L[i]
+                    if score_root_threshold(PO, TO, cl_o, cr, other.counts, nl_o, no, off, p, K, ml,
+                                            cost, prefix, st_o):
+                        st_o.root.feature = f
+                        st_o.root.lo = b
+                        st_o.root.hi = self._next_rank_other(f, b, arr, k, nw)
+                if k == nw and nl_o == no:
+                    break           # both children have passed their last rank
+        return True
+
+    cdef int _next_rank_other(self, int f, int b, Elem* walked, int k, int n_walked) noexcept nogil:
+        """The unwalked child's first rank on feature f above b: the first
+        rank where the parent holds more rows than the walked child (whose
+        rows above b start at ``walked[k]``)."""
+        cdef int K = self.K, end = self.rank_offset[f + 1] - self.rank_offset[f], b2, c, nb, nw
+        cdef int32_t* tn_b
+        for b2 in range(b + 1, end):
+            tn_b = &self.snap_total[<size_t>(self.rank_offset[f] + b2) * K]
+            nb = 0
+            for c in range(K):
+                nb += tn_b[c]
+            nw = 0
+            while k < n_walked and walked[k].rank <= b2:
+                nw += 1
+                k += 1
+            if nb > nw:
+                return b2
+        return b
 
     cdef void children_depth_one(self, int level, Node* node, int f, int pos, int ml,
                                  Split1* left, Split1* right) noexcept nogil:
