@@ -884,7 +884,7 @@ cdef class SortedLayout:
         cdef int skip[2]
         cdef int target[2]      # a split must make fewer errors than this to win
         cdef int prefix_err
-        cdef int one, rest, n_left, ones_left, ones_all, prev_l, prev_r, skip_l, skip_r, pv
+        cdef int one, rest, n_left, ones_left, ones_all, prev_l, prev_r, skip_l, skip_r, pv, m, ntot0, ntot1
         cdef int start_skip = ml if ml > 1 else 1
         # the flags outgrow the fast caches: prefetch them along the scan
         cdef bint far = self.n > FAR_ROWS
@@ -906,6 +906,8 @@ cdef class SortedLayout:
             fq[c] = <int32_t>counts[c] - fq[K + c]
         ntot[1] = pos
         ntot[0] = nn - pos
+        ntot0 = ntot[0]
+        ntot1 = ntot[1]
         for s in range(2):
             leaf = count_errors(fq + s * K, K, ntot[s])
             out[s].val = leaf
@@ -938,9 +940,13 @@ cdef class SortedLayout:
                     if far and k + AHEAD < nn:
                         prefetch(flag + arr[k + AHEAD].id)
                     s = flag[e.id]
-                    cnt_s = n_left if s else k - n_left
-                    pv = prev_l if s else prev_r
-                    if cnt_s >= (skip_l if s else skip_r) and e.rank != pv and ntot[s] - cnt_s >= ml:
+                    # side selects as bit masks, not branches: the side is random
+                    # from one row to the next (a branch mispredicts every other row)
+                    m = -s
+                    cnt_s = (k - n_left) + ((2 * n_left - k) & m)
+                    pv = prev_r ^ ((prev_l ^ prev_r) & m)
+                    if ((cnt_s >= (skip_r ^ ((skip_l ^ skip_r) & m))) & (e.rank != pv)
+                            & ((ntot0 ^ ((ntot1 ^ ntot0) & m)) - cnt_s >= ml)):
                         one = ones_left if s else ones_all - ones_left
                         rest = fq[2 * s + 1] - one
                         prefix_err = one if one < cnt_s - one else cnt_s - one
@@ -951,8 +957,8 @@ cdef class SortedLayout:
                         skip_r = skip[0]
                         if skip_l == NEVER and skip_r == NEVER:
                             break
-                    prev_l = e.rank if s else prev_l
-                    prev_r = prev_r if s else e.rank
+                    prev_l = prev_l ^ ((e.rank ^ prev_l) & m)
+                    prev_r = e.rank ^ ((prev_r ^ e.rank) & m)
                     n_left += s
                     ones_left += s & e.label
                     ones_all += e.label
@@ -970,9 +976,11 @@ cdef class SortedLayout:
             for k in range(nn):
                 e = arr[k]
                 s = flag[e.id]
-                cnt_s = n_left if s else k - n_left
-                pv = prev_l if s else prev_r
-                if cnt_s >= (skip_l if s else skip_r) and e.rank != pv and ntot[s] - cnt_s >= ml:
+                m = -s          # side selects as masks, as in the two-class loop
+                cnt_s = (k - n_left) + ((2 * n_left - k) & m)
+                pv = prev_r ^ ((prev_l ^ prev_r) & m)
+                if ((cnt_s >= (skip_r ^ ((skip_l ^ skip_r) & m))) & (e.rank != pv)
+                        & ((ntot0 ^ ((ntot1 ^ ntot0) & m)) - cnt_s >= ml)):
                     fqs = fq + s * K
                     ccs = cc + s * K
                     suf = 0
@@ -989,8 +997,8 @@ cdef class SortedLayout:
                     skip_r = skip[0]
                     if skip_l == NEVER and skip_r == NEVER:
                         break
-                prev_l = e.rank if s else prev_l
-                prev_r = prev_r if s else e.rank
+                prev_l = prev_l ^ ((e.rank ^ prev_l) & m)
+                prev_r = e.rank ^ ((prev_r ^ e.rank) & m)
                 n_left += s
                 cc[s * K + e.label] += 1
         for s in range(2):
