@@ -348,3 +348,24 @@ def test_many_classes_depth_three(inst, search):
     clf = fit(X, y, max_depth=3, search=search)
     assert clf.objective_ == expected
     assert clf.is_optimal_
+
+
+@settings(max_examples=n_examples(100), **SETTINGS)
+@given(instances(max_classes=4), st.integers(2, 3), st.sampled_from([1, 2]),
+       st.sampled_from([-1.0, 2.0]))
+def test_both_side_selections_of_the_depth_two_scan(inst, depth, msl, switchy):
+    """D2Split's scans pick a row's side with masks or with a branch, as the
+    side's switch rate on the last such scan says: each loop, forced, gives
+    the brute-force optimum (two classes and more, leaf sizes)."""
+    from optimaltrees.search.engine._sorted import set_scan_choice
+
+    X, y = inst
+    _describe(X, y, max_depth=depth, min_samples_leaf=msl, switchy=switchy)
+    expected = brute_force_objective(X, y, depth, min_samples_leaf=min(msl, len(y)))
+    old = set_scan_choice(switchy)
+    try:
+        clf = fit(X, y, max_depth=depth, min_samples_leaf=msl)
+    finally:
+        set_scan_choice(old)
+    assert clf.objective_ == expected and clf.is_optimal_
+    assert clf.train_error_ == recompute_error(clf.tree_, X, y)

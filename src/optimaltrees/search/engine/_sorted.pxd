@@ -35,6 +35,8 @@ cdef class SortedLayout(DataLayout):
     cdef vector[uint8_t] flag              # [instance]: 1 if it goes left in the split being applied
     cdef vector[uint64_t] rnd1, rnd2       # [instance]: random words whose sum / xor hash a set
     cdef vector[int32_t] fql, cl           # depth-two scratch: two children x K class counts
+    cdef vector[float] switch_rate         # [f1 * stride + f2]: share of side switches on the last such D2Split scan
+    cdef int switch_stride                 # p, or 0 beyond SWITCH_PAIRS_MAX features (then per f2 only)
     cdef vector[int32_t] class_hist        # depth-two scratch with many classes: two sides x (n + 1) counts
     cdef bint hist_ready                   # every feature has few ranks: depth-two nodes may use histograms
     cdef int hist_bins                     # histogram bins: the features' rank counts summed
