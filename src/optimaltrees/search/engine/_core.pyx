@@ -93,7 +93,7 @@ cdef class Engine:
     cdef vector[char] root_allowed         # per feature: may split the root (empty: every feature)
     cdef int front_slot                    # this engine's in-flight slot in it
     cdef vector[vector[int32_t]] gini_positions   # per level: best Gini split (left size) per feature
-    # a depth-two node probes every feature's best Gini threshold before it searches any
+    # a node of depth two or three probes every feature's best Gini threshold before it searches any
     cdef vector[int32_t] probe_pos         # [f]: the probed split position (-1: none this solve)
     cdef vector[Split1] probe_sides        # [2 f], [2 f + 1]: its left and right depth-one children
     cdef vector[double] probe_vals         # [f]: its objective (the order the features are searched in)
@@ -584,8 +584,9 @@ cdef class Engine:
         ub = ub_in if ub_in < best_val else best_val
         node_lb = best_val   # min over the lower bounds of every alternative
         self._order_features(lay, level, node, order)
-        if depth == 2 and not claiming and self.prune and spent == FREE:
-            self._probe_depth_two(lay, level, node, order, known_lb + gap_here, &ub, &best_val, &best_tree)
+        if depth <= 3 and not claiming and spent == FREE:
+            self._probe_features(lay, level, node, depth, order, known_lb + gap_here, &ub, &best_val,
+                                 &best_tree)
         while True:
             if claiming:
                 fi = share_claim(self.ctl.shared)
@@ -613,19 +614,22 @@ cdef class Engine:
         best_tree_io[0] = best_tree
         return node_lb
 
-    cdef void _probe_depth_two(self, Layout lay, int level, Node* node, int32_t* order, double enough,
-                          double* ub, double* best_val, int32_t* best_tree) noexcept nogil:
-        """A depth-two node evaluates every feature's best Gini threshold
-        before it searches any feature, keeps the best as its incumbent, and
-        searches the features in the order of these values (until one meets
+    cdef void _probe_features(self, Layout lay, int level, Node* node, int depth, int32_t* order,
+                              double enough, double* ub, double* best_val, int32_t* best_tree) noexcept nogil:
+        """A node of depth two or three scores every feature's best Gini
+        threshold with depth-one children (one D2Split scan each) before it
+        searches any feature, keeps the best as its incumbent, and searches
+        the features in the order of these values (until one meets
         ``enough``, the node's known bound).  ConTree's Gini order alone
         searched a feature to its end under the weak bound of its own first
-        threshold (synthetic data, 10^5 rows: the first feature's best tree
-        was 13 % above the optimum, which lay on the second, and took a
-        third of all depth-two scans; at depth 3 on the numeric sets the
-        probes took fault 0.68x, bean 0.84x, magic 0.91x the time).  Each
-        probe is the first threshold :meth:`_branch_step` takes of its
-        feature, so it is not scanned twice."""
+        threshold (synthetic data, 10^5 rows, depth 2: the first feature's
+        best tree was 13 % above the optimum, which lay on the second, and
+        took a third of all depth-two scans; at depth 3 on the numeric sets
+        the depth-two probes took fault 0.68x, bean 0.84x, magic 0.91x the
+        time).  At depth two each probe is the first threshold
+        :meth:`_branch_step` takes of its feature, so it is not scanned
+        twice; at depth three it is a depth-two tree, an upper bound on
+        what the feature's threshold can do."""
         cdef int32_t* P = &self.positions[level][0]
         cdef double* D = &self.distances[level][0]
         cdef double* vals = &self.probe_vals[0]
@@ -648,7 +652,8 @@ cdef class Engine:
             if w >= m:
                 continue
             lay.children_depth_one(level, node, f, P[w], self.min_leaf, &sides[2 * f], &sides[2 * f + 1])
-            self.probe_pos[f] = P[w]
+            if depth == 2:
+                self.probe_pos[f] = P[w]
             val = sides[2 * f].val + sides[2 * f + 1].val + self.cost
             vals[f] = val
             if val < best_val[0] - EPS:
@@ -996,7 +1001,7 @@ cdef class Engine:
         tree_r = -1
         if depth == 2:
             if self.probe_pos[f] == pos and self.probe_h1 == node.h1 and self.probe_size == nn:
-                s_l = self.probe_sides[2 * f]      # probed already (_probe_depth_two)
+                s_l = self.probe_sides[2 * f]      # probed already (_probe_features)
                 s_r = self.probe_sides[2 * f + 1]
                 self.probe_pos[f] = -1
             else:
