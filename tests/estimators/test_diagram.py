@@ -269,8 +269,9 @@ def test_ctrl_c_returns_the_best_diagram(when, heuristic_time, tree_time):
 @pytest.mark.ctrl_c
 @pytest.mark.skipif(os.name != "posix", reason="sends SIGINT to this process")
 def test_ctrl_c_during_the_sat_node_bound_without_a_time_limit(monkeypatch):
-    """Parity of four features: the folded depth-4 tree (7 nodes) is the start,
-    and proving that no 6-node diagram is perfect takes the SAT about 30 s.
+    """Parity of four features: the folded depth-4 tree is the start (7 nodes,
+    or 9 when the optimal tree tests two features in another order on either
+    side), and proving that no 6-node diagram is perfect takes the SAT about 30 s.
     Without a time limit the solver still runs in slices: Ctrl-C one second
     into the SAT phase returns the start at once."""
     import optimaltrees.search.diagram.train as train
@@ -295,7 +296,7 @@ def test_ctrl_c_during_the_sat_node_bound_without_a_time_limit(monkeypatch):
             t.cancel()
     assert len(timers) == 1 and time.perf_counter() - started[0] < 5     # the SAT alone takes ~30 s
     assert clf.interrupted_ and not clf.is_optimal_
-    assert clf.train_error_ == 0 and clf.n_nodes_ == 7
+    assert clf.train_error_ == 0 and clf.n_nodes_ <= 9 and clf.diagram_source_ in ("exact tree", "sat")
     assert clf.stats_["solver_status"] == "interrupted"
 
 

@@ -78,12 +78,34 @@ class Encoding:
         if not self.univariate:
             return plc.to_model(skeleton, self.offset, self.scale, 0.0)
         out = plc.copy()
-        for u in np.flatnonzero(out.active):
-            j = int(np.argmax(np.abs(out.coef[u])))
+        active = np.flatnonzero(out.active)
+        column = {}
+        for u in active:
+            column[u] = j = int(np.argmax(np.abs(out.coef[u])))
             out.coef[u] = 0.0
             out.coef[u, j] = 1.0
-            out.threshold[u] = _original_threshold(self.values[j], out.threshold[u])
+        # each split midway between the training values it separates at its node, as
+        # a tree's (and CART's) are: the rank threshold alone would put it just below
+        # the smallest value sent right, however wide the gap to the largest sent left
+        _, path, sides = out.route(skeleton, self.points.X)
+        for u in active:
+            j = column[u]
+            layer = skeleton.layer_of(u)
+            at = path[:, layer] == u
+            ranks, right = self.points.X[at, j], sides[at, layer]
+            if right.any() and not right.all():
+                out.threshold[u] = _value_between(float(self.values[j][int(ranks[~right].max())]),
+                                                  float(self.values[j][int(ranks[right].min())]))
+            else:
+                out.threshold[u] = _original_threshold(self.values[j], out.threshold[u])
         return out.to_model(skeleton, np.zeros(d), np.ones(d), 0.0)
+
+
+def _value_between(lo: float, hi: float) -> float:
+    """A threshold t with lo < t <= hi (``x >= t`` goes right): halfway when
+    that midpoint is representable strictly above lo, else hi."""
+    mid = lo / 2 + hi / 2
+    return mid if lo < mid <= hi else hi
 
 
 def _original_threshold(values: np.ndarray, rank_threshold: float) -> float:
@@ -95,9 +117,7 @@ def _original_threshold(values: np.ndarray, rank_threshold: float) -> float:
         return float(values[0])
     if r == len(values):
         return float(np.nextafter(values[-1], np.inf))
-    lo, hi = float(values[r - 1]), float(values[r])
-    mid = lo / 2 + hi / 2
-    return mid if lo < mid <= hi else hi
+    return _value_between(float(values[r - 1]), float(values[r]))
 
 
 def encode(X: np.ndarray, y_index: np.ndarray, n_classes: int, group: np.ndarray | None,
@@ -316,8 +336,11 @@ def tree_starts(know: TreeKnowledge, enc: Encoding, skeleton: Skeleton, settings
     ok = lambda plc: admissible(plc, points, skeleton, settings)  # noqa: E731
     out = []
     for tree in know.trees:
+        # a threshold needs one rank below it (univariate) or the MILP's margin (multivariate)
+        margin = 1.0 if enc.univariate else settings.epsilon * (1 + 1e-6) + 1e-12
         plc = tree_placement(tree, skeleton, points.X.shape[1], split_map(enc, settings.epsilon),
-                             fold=not settings.tree, max_nodes=settings.max_nodes)
+                             fold=not settings.tree, max_nodes=settings.max_nodes, points=points,
+                             margin=margin)
         if plc is None:
             continue
         pruned = prune(plc, points, skeleton, settings)
