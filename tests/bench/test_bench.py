@@ -475,6 +475,7 @@ def test_scale_suite_end_to_end(tmp_path):
         if r["side"] == "pycontree":
             assert r["error"] == exact[(r["kind"], r["rows"])]["error"]
     assert "## synthetic, depth 2" in text and "## tiny, depth 2" in text and "Growth exponent" in text
+    assert "Memory per row x feature" in text and " B (" in text
     assert (tmp_path / "scale-synthetic-d2.png").is_file()
 
 

@@ -109,6 +109,21 @@ def _plot(path: Path, series: dict[str, list[tuple[int, float]]], title: str) ->
     return path.name
 
 
+def _memory_per_cell(recs: dict, args) -> str:
+    """Bytes per row x feature each side's fit grew its process by, at the
+    largest row count it ran (interpreter and data loaded before excluded)."""
+    parts = []
+    for side in args.sides:
+        runs = [r for (n, sd), r in recs.items() if sd == side and r.get("status") == "ok"
+                and r.get("peak_rss_mb") is not None and r.get("rss_before_fit_mb") is not None]
+        if not runs:
+            continue
+        r = max(runs, key=lambda rec: rec["n"])
+        grown = max(r["peak_rss_mb"] - r["rss_before_fit_mb"], 0.0) * 2 ** 20
+        parts.append(f"{side} {grown / (r['n'] * max(r['p'], 1)):.0f} B ({r['n']:,} rows)")
+    return ", ".join(parts)
+
+
 def report(records: list[dict], args, out_dir: Path) -> str:
     lines = ["# Scaling in rows: optimaltrees (exact and binned) vs pycontree", ""]
     lines += progress_line(records, args)
@@ -146,7 +161,12 @@ def report(records: list[dict], args, out_dir: Path) -> str:
             exps = {s: slope([pt for pt in pts if pt[0] >= args.slope_from]) for s, pts in series.items()}
             text = ", ".join(f"{s} {e:.2f}" for s, e in exps.items() if e is not None) or "too few finished fits"
             lines += [f"Growth exponent of time in rows (from {args.slope_from:,} rows, finished fits): {text}.", ""]
-            summary.append(f"- {kind}, depth {depth}: exponents {text}")
+            memory = _memory_per_cell(recs, args)
+            if memory:
+                lines += [f"Memory per row x feature (the worker's RSS growth during the fit, at the most rows "
+                          f"measured): {memory}.", ""]
+            summary.append(f"- {kind}, depth {depth}: exponents {text}" + (f"; bytes per row x feature {memory}"
+                                                                            if memory else ""))
             picture = _plot(out_dir / f"{Path(args.out or 'scale.md').stem}-{kind}-d{depth}.png", series,
                             f"{kind}, depth {depth}")
             if picture:
