@@ -68,6 +68,21 @@ class SolveOutcome:
 
 
 @cython.final
+cdef inline void _sort_by(int32_t* order, double* key, int p) noexcept nogil:
+    """Sort ``order`` (p feature indices) by ``key[f]``, ascending: an
+    insertion sort, as p is small and it keeps ties in their order."""
+    cdef int a, b, k
+    cdef double v
+    for a in range(1, p):
+        b = order[a]
+        v = key[b]
+        k = a - 1
+        while k >= 0 and key[order[k]] > v:
+            order[k + 1] = order[k]
+            k -= 1
+        order[k + 1] = b
+
+
 cdef class Engine:
     """One search over one data set in one layout.
 
@@ -553,21 +568,12 @@ cdef class Engine:
         The best Gini position of each feature is kept: Branch evaluates it first."""
         cdef int32_t* gpos = &self.gini_positions[level][0]
         cdef double* score = &self.gini_scores[0]
-        cdef double key
-        cdef int f, a, b, k
+        cdef int f
         for f in range(self.p):
             lay.gini_split(node, f, &score[f], &gpos[f])
-        # insertion sort: p is small and this keeps ties in feature order
         for f in range(self.p):
             order[f] = f
-        for a in range(1, self.p):
-            b = order[a]
-            key = score[b]
-            k = a - 1
-            while k >= 0 and score[order[k]] > key:
-                order[k + 1] = order[k]
-                k -= 1
-            order[k + 1] = b
+        _sort_by(order, score, self.p)
 
     cdef double _search(self, Layout lay, int level, Node* node, int depth, double ub_in, double gap,
                         double known_lb, double* best_val_io, int32_t* best_tree_io,
@@ -634,8 +640,8 @@ cdef class Engine:
         cdef double* D = &self.distances[level][0]
         cdef double* vals = &self.probe_vals[0]
         cdef Split1* sides = &self.probe_sides[0]
-        cdef double val, key
-        cdef int r, f, m, w, a, b, k
+        cdef double val
+        cdef int r, f, m, w
         cdef int32_t lo, hi
         for r in range(self.p):
             f = order[r]
@@ -667,15 +673,7 @@ cdef class Engine:
                     self._root_improved(val, best_tree[0])
         self.probe_h1 = node.h1
         self.probe_size = node.size
-        # insertion sort by probed value (ties keep the Gini order)
-        for a in range(1, self.p):
-            b = order[a]
-            key = vals[b]
-            k = a - 1
-            while k >= 0 and vals[order[k]] > key:
-                order[k + 1] = order[k]
-                k -= 1
-            order[k + 1] = b
+        _sort_by(order, vals, self.p)       # ties keep the Gini order
 
     cdef double _search_root(self, Layout lay, Node* node, int depth, double ub_in, double gap,
                              double known_lb, double* best_val_io, int32_t* best_tree_io) noexcept nogil:

@@ -117,6 +117,72 @@ def set_scan_choice(float switchy) -> float:
 cdef int SWITCH_PAIRS_MAX = 1024
 
 
+cdef inline void _histogram(int32_t* H, size_t cells, Elem* arr, int n, uint16_t* RR, int32_t* off,
+                            int p, int K) noexcept nogil:
+    """``H`` (``cells`` counts, by bin then class) becomes the histogram of
+    the ``n`` rows ``arr``: each row's rank on every feature, from the
+    row-major ranks ``RR`` (fetched ahead: rows come in random id order)."""
+    cdef int k, f
+    cdef uint16_t* rr
+    memset(H, 0, cells * sizeof(int32_t))
+    for k in range(n):
+        if k + AHEAD < n:
+            prefetch(RR + <size_t>arr[k + AHEAD].id * p)
+        rr = RR + <size_t>arr[k].id * p
+        for f in range(p):
+            H[(off[f] + rr[f]) * K + arr[k].label] += 1
+
+
+cdef inline int _add_rank(int32_t* H, Elem* arr, int k, int n, int rank, uint16_t* RR, int32_t* off,
+                          int p, int K, int32_t* per_class) noexcept nogil:
+    """Add to ``H`` the rows ``arr[k:]`` of rank ``rank`` (the scan's
+    feature's, consecutive from k) as :func:`_histogram` does, counting
+    them by class in ``per_class`` too (unless NULL); the first row past them."""
+    cdef int f
+    cdef uint16_t* rr
+    while k < n and arr[k].rank == rank:
+        if k + AHEAD < n:
+            prefetch(RR + <size_t>arr[k + AHEAD].id * p)
+        rr = RR + <size_t>arr[k].id * p
+        for f in range(p):
+            H[(off[f] + rr[f]) * K + arr[k].label] += 1
+        if per_class != NULL:
+            per_class[arr[k].label] += 1
+        k += 1
+    return k
+
+
+cdef inline void _side_state(bint masked, int s, int k, int n_left, int skip_l, int skip_r, int prev_l,
+                             int prev_r, int* cnt_s, int* skip_s, int* prev_s) noexcept nogil:
+    """The scan's state of the row's side s (1 left child, 0 right) at
+    position k: rows of that side passed, its next scored position and its
+    previous rank.  ``masked``: picked with bit masks, not branches (a
+    constant at each call: the compiler makes both loops)."""
+    cdef int m
+    if masked:
+        m = -s
+        cnt_s[0] = (k - n_left) + ((2 * n_left - k) & m)
+        skip_s[0] = skip_r ^ ((skip_l ^ skip_r) & m)
+        prev_s[0] = prev_r ^ ((prev_l ^ prev_r) & m)
+    else:
+        cnt_s[0] = n_left if s else k - n_left
+        skip_s[0] = skip_l if s else skip_r
+        prev_s[0] = prev_l if s else prev_r
+
+
+cdef inline void _pass_rank(bint masked, int s, int rank, int* prev_l, int* prev_r) noexcept nogil:
+    """The row of rank ``rank`` on side s is passed: that side's previous rank."""
+    cdef int m
+    if masked:
+        m = -s
+        prev_l[0] = prev_l[0] ^ ((rank ^ prev_l[0]) & m)
+        prev_r[0] = rank ^ ((prev_r[0] ^ rank) & m)
+    elif s:
+        prev_l[0] = rank
+    else:
+        prev_r[0] = rank
+
+
 cdef inline int _scan_two_classes(Elem* arr, int nn, uint8_t* flag, bint far, int* ntot, int32_t* fq,
                                   int* target, int* skip, Split1** out, int ml, int f2,
                                   bint masked) noexcept nogil:
@@ -127,7 +193,7 @@ cdef inline int _scan_two_classes(Elem* arr, int nn, uint8_t* flag, bint far, in
     (``flag``: 1 left child, 0 right) selects its state with bit masks, not
     branches; a constant at each call, so the compiler makes two loops.
     Returns how often the side switched along the scan."""
-    cdef int k, s, ps = 0, m = 0, cnt_s, pv, sk, one, rest, prefix_err, err, switches = 0
+    cdef int k, s, ps = 0, cnt_s, pv, sk, one, rest, prefix_err, err, switches = 0
     cdef int n_left = 0        # left-child elements passed
     cdef int ones_left = 0     # ... of which label 1
     cdef int ones_all = 0      # label-1 elements passed, both children
@@ -141,15 +207,7 @@ cdef inline int _scan_two_classes(Elem* arr, int nn, uint8_t* flag, bint far, in
         s = flag[e.id]
         switches += s ^ ps
         ps = s
-        if masked:
-            m = -s
-            cnt_s = (k - n_left) + ((2 * n_left - k) & m)
-            sk = skip_r ^ ((skip_l ^ skip_r) & m)
-            pv = prev_r ^ ((prev_l ^ prev_r) & m)
-        else:
-            cnt_s = n_left if s else k - n_left
-            sk = skip_l if s else skip_r
-            pv = prev_l if s else prev_r
+        _side_state(masked, s, k, n_left, skip_l, skip_r, prev_l, prev_r, &cnt_s, &sk, &pv)
         if cnt_s >= sk and e.rank != pv and ntot[s] - cnt_s >= ml:
             one = ones_left if s else ones_all - ones_left
             rest = fq[2 * s + 1] - one
@@ -160,12 +218,7 @@ cdef inline int _scan_two_classes(Elem* arr, int nn, uint8_t* flag, bint far, in
             skip_r = skip[0]
             if skip_l == NEVER and skip_r == NEVER:
                 break
-        if masked:
-            prev_l = prev_l ^ ((e.rank ^ prev_l) & m)
-            prev_r = e.rank ^ ((prev_r ^ e.rank) & m)
-        else:
-            prev_l = e.rank if s else prev_l
-            prev_r = prev_r if s else e.rank
+        _pass_rank(masked, s, e.rank, &prev_l, &prev_r)
         n_left += s
         ones_left += s & e.label
         ones_all += e.label
@@ -179,7 +232,7 @@ cdef inline int _scan_classes(Elem* arr, int nn, int K, uint8_t* flag, int* ntot
     counts in memory (``cc``, zeroed by the caller), everything else in
     registers; class maxima only when a position is scored.  ``masked`` as
     in :func:`_scan_two_classes`; returns how often the side switched."""
-    cdef int k, c, s, ps = 0, m = 0, cnt_s, pv, sk, suf, best_c, prefix_err, err, switches = 0
+    cdef int k, c, s, ps = 0, cnt_s, pv, sk, suf, best_c, prefix_err, err, switches = 0
     cdef int n_left = 0, prev_l = -1, prev_r = -1, skip_l = skip[1], skip_r = skip[0]
     cdef int32_t* fqs
     cdef int32_t* ccs
@@ -189,15 +242,7 @@ cdef inline int _scan_classes(Elem* arr, int nn, int K, uint8_t* flag, int* ntot
         s = flag[e.id]
         switches += s ^ ps
         ps = s
-        if masked:
-            m = -s
-            cnt_s = (k - n_left) + ((2 * n_left - k) & m)
-            sk = skip_r ^ ((skip_l ^ skip_r) & m)
-            pv = prev_r ^ ((prev_l ^ prev_r) & m)
-        else:
-            cnt_s = n_left if s else k - n_left
-            sk = skip_l if s else skip_r
-            pv = prev_l if s else prev_r
+        _side_state(masked, s, k, n_left, skip_l, skip_r, prev_l, prev_r, &cnt_s, &sk, &pv)
         if cnt_s >= sk and e.rank != pv and ntot[s] - cnt_s >= ml:
             fqs = fq + s * K
             ccs = cc + s * K
@@ -215,12 +260,7 @@ cdef inline int _scan_classes(Elem* arr, int nn, int K, uint8_t* flag, int* ntot
             skip_r = skip[0]
             if skip_l == NEVER and skip_r == NEVER:
                 break
-        if masked:
-            prev_l = prev_l ^ ((e.rank ^ prev_l) & m)
-            prev_r = e.rank ^ ((prev_r ^ e.rank) & m)
-        else:
-            prev_l = e.rank if s else prev_l
-            prev_r = prev_r if s else e.rank
+        _pass_rank(masked, s, e.rank, &prev_l, &prev_r)
         n_left += s
         cc[s * K + e.label] += 1
     return switches
@@ -522,15 +562,7 @@ cdef class SortedLayout:
         self.cut_short = False
         st.best = best_val[0]
         st.found = False
-        memset(T, 0, cells * sizeof(int32_t))
-        arr = node.elems
-        for k in range(nn):
-            e = arr[k]
-            if k + AHEAD < nn:
-                prefetch(RR + <size_t>arr[k + AHEAD].id * p)
-            rr = RR + <size_t>e.id * p
-            for f2 in range(p):
-                T[(off[f2] + rr[f2]) * K + e.label] += 1
+        _histogram(T, cells, node.elems, nn, RR, off, p, K)
         for f in range(p):
             if now() > self.deadline:
                 self.cut_short = True       # the time limit: the best so far, not proven
@@ -547,16 +579,9 @@ cdef class SortedLayout:
             while k < nn:
                 # move every row of this rank to the left child
                 b = arr[k].rank
-                while k < nn and arr[k].rank == b:
-                    e = arr[k]
-                    if k + AHEAD < nn:
-                        prefetch(RR + <size_t>arr[k + AHEAD].id * p)
-                    rr = RR + <size_t>e.id * p
-                    for f2 in range(p):
-                        L[(off[f2] + rr[f2]) * K + e.label] += 1
-                    cl[e.label] += 1
-                    nl += 1
-                    k += 1
+                nl -= k
+                k = _add_rank(L, arr, k, nn, b, RR, off, p, K, cl)
+                nl += k
                 if k == nn:
                     break
                 if scores_at(nl, nn, ml, &st) and score_root_threshold(
@@ -772,14 +797,7 @@ cdef class SortedLayout:
             k = 0
             while k < nn:
                 b = arr[k].rank
-                while k < nn and arr[k].rank == b:
-                    e = arr[k]
-                    if k + AHEAD < nn:
-                        prefetch(RR + <size_t>arr[k + AHEAD].id * p)
-                    rr = RR + <size_t>e.id * p
-                    for f2 in range(p):
-                        run[(off[f2] + rr[f2]) * K + e.label] += 1
-                    k += 1
+                k = _add_rank(run, arr, k, nn, b, RR, off, p, K, NULL)
                 memcpy(snap + <size_t>(off[f] + b) * cells, run, cells * sizeof(int32_t))
             if f == 0:
                 memcpy(&self.snap_total[0], run, cells * sizeof(int32_t))
@@ -816,15 +834,7 @@ cdef class SortedLayout:
         cdef Elem* arr
         cdef Elem e
         cdef double cost = self.cost
-        memset(T, 0, cells * sizeof(int32_t))
-        arr = walked.elems
-        for k in range(nw):
-            e = arr[k]
-            if k + AHEAD < nw:
-                prefetch(RR + <size_t>arr[k + AHEAD].id * p)
-            rr = RR + <size_t>e.id * p
-            for f2 in range(p):
-                T[(off[f2] + rr[f2]) * K + e.label] += 1
+        _histogram(T, cells, walked.elems, nw, RR, off, p, K)
         for i in range(cells):
             TO[i] = TN[i] - T[i]
         for f in range(p):
@@ -849,15 +859,7 @@ cdef class SortedLayout:
                     here[c] = 0
                 if nb == 0:
                     continue        # the parent has no row of this rank
-                while k < nw and arr[k].rank == b:
-                    e = arr[k]
-                    if k + AHEAD < nw:
-                        prefetch(RR + <size_t>arr[k + AHEAD].id * p)
-                    rr = RR + <size_t>e.id * p
-                    for f2 in range(p):
-                        L[(off[f2] + rr[f2]) * K + e.label] += 1
-                    here[e.label] += 1
-                    k += 1
+                k = _add_rank(L, arr, k, nw, b, RR, off, p, K, here)
                 at_w = 0
                 for c in range(K):
                     at_w += here[c]
