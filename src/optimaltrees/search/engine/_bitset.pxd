@@ -59,6 +59,10 @@ cdef class BitsetLayout(DataLayout):
     cdef void hint_sibling(self, Node* parent, int depth, Node* second, Node* first) noexcept nogil
     cdef void clear_hint(self) noexcept nogil
     cdef bint pair_children(self, int level, Node* parent, int f, int pos, Node* out) noexcept nogil
+    cdef bint sweep_due(self, Node* node, int evaluated) noexcept nogil
+    cdef bint sweep_start(self, Node* node, int f1, int32_t* P, int i, int j) noexcept nogil
+    cdef void sweep_feature(self, Node* node, int f1, int f2, int32_t* P, int i, int j) noexcept nogil
+    cdef double sweep_value(self, Node* node, int32_t* P, int i, int w) noexcept nogil
     cdef size_t memory_bytes(self) noexcept nogil
     cdef int _high_counts(self, Node* node, int f, int32_t* cc) noexcept nogil
     cdef int32_t* _int_counts(self, Node* node) noexcept nogil

@@ -435,3 +435,16 @@ cdef class BitsetLayout:
         """Nothing (the caller partitions): depth-two counts already come as
         parent minus sibling (``hint_sibling``)."""
         return False
+
+    cdef bint sweep_due(self, Node* node, int evaluated) noexcept nogil:
+        """Never: binary features have one threshold each (nothing to sweep)."""
+        return False
+
+    cdef bint sweep_start(self, Node* node, int f1, int32_t* P, int i, int j) noexcept nogil:
+        return False
+
+    cdef void sweep_feature(self, Node* node, int f1, int f2, int32_t* P, int i, int j) noexcept nogil:
+        pass
+
+    cdef double sweep_value(self, Node* node, int32_t* P, int i, int w) noexcept nogil:
+        return INFINITY

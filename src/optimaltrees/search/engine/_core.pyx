@@ -177,6 +177,8 @@ cdef class Engine:
         if isinstance(layout, SortedLayout):
             layout.reserve_pairs(max_depth, INFINITY if self.memory_budget == <size_t>-1
                                  else <double>self.memory_budget)
+            layout.reserve_sweep(INFINITY if self.memory_budget == <size_t>-1
+                                 else <double>self.memory_budget)
         self.layout_bytes = layout.buffer_bytes
         self.n_subproblems = 0
         self.n_cache_hits = 0
@@ -289,6 +291,7 @@ cdef class Engine:
             "similarity_prunes": int(self.n_similarity_prunes),
             "derived_counts": int(getattr(self.layout, "n_derived_counts", 0)),
             "sibling_pairs": int(getattr(self.layout, "n_pairs", 0)),
+            "sweeps": int(getattr(self.layout, "n_sweeps", 0)),
             "cache_entries": int(self.cache.size()),
         }
 
@@ -938,8 +941,11 @@ cdef class Engine:
         cdef double* D = &self.distances[level][0]
         cdef vector[Interval]* Q = &self.queues[level]
         cdef size_t head = 0
-        cdef int m, zero_l = -1, zero_r, first_w
+        cdef int m, zero_l = -1, zero_r, first_w, steps = 0
         cdef Interval iv
+        # a depth-two node may sweep what is left of the feature whole (exact
+        # depth-one children at every threshold, :meth:`_sweep_rest`)
+        cdef bint may_sweep = depth == 2 and self.prune and spent == FREE
         m = lay.thresholds(node, f, P, D)
         if m == 0:
             return
@@ -953,9 +959,67 @@ cdef class Engine:
                 # every threshold left in the queue is >= its SP bound
                 node_lb[0] = queue_floor(Q, head - 1, self.prune or depth == 2, self.cost, node_lb[0])
                 return
+            if may_sweep and lay.sweep_due(node, steps):
+                self._sweep_rest(lay, level, node, f, gap, P, Q, head - 1, ub, best_val, best_tree,
+                                 node_lb, known_lb)
+                return
+            steps += 1
             if self._branch_step(lay, level, node, depth, f, gap, P, D, &iv, Q, &zero_l, &zero_r,
                                  &first_w, ub, best_val, best_tree, node_lb, known_lb, spent):
                 return
+
+    cdef void _sweep_rest(self, Layout lay, int level, Node* node, int f, double gap, int32_t* P,
+                          vector[Interval]* Q, size_t head, double* ub, double* best_val,
+                          int32_t* best_tree, double* node_lb, double known_lb) noexcept nogil:
+        """The rest of a depth-two node's search of feature f (the intervals
+        queued from ``head``) by one sweep: every threshold between the first
+        and the last interval still worth a look gets its exact value (both
+        children's best depth-one splits, :meth:`SortedLayout.sweep_feature`,
+        one pass per f2), so the search costs p passes of n log n, not one
+        D2Split scan per threshold that the bounds leave.  The best threshold's
+        tree comes from D2Split, as the search's would."""
+        cdef double cost = self.cost, limit = ub[0] - gap, val, best = INFINITY, val_w
+        cdef int i = 2147483647, j = -1, k, w, f2, best_w = -1
+        cdef int32_t lo, hi
+        cdef size_t q
+        cdef Split1 s_l, s_r
+        for q in range(head, Q.size()):
+            if Q[0][q].floor >= limit - EPS:
+                continue          # nothing in it goes below the limit (narrow would drop it)
+            if Q[0][q].i < i:
+                i = Q[0][q].i
+            if Q[0][q].j > j:
+                j = Q[0][q].j
+        if j < i or not lay.sweep_start(node, f, P, i, j):
+            node_lb[0] = queue_floor(Q, head, True, cost, node_lb[0]) if j >= i else node_lb[0]
+            return
+        for f2 in range(self.p):
+            if self._timed_out():
+                node_lb[0] = queue_floor(Q, head, True, cost, node_lb[0])
+                return
+            lay.sweep_feature(node, f, f2, P, i, j)
+        for w in range(i, j + 1):
+            val = lay.sweep_value(node, P, i, w)
+            if val < node_lb[0]:
+                node_lb[0] = val
+            if val < best - EPS:
+                best = val
+                best_w = w
+        if best_w < 0 or best >= best_val[0] - EPS:
+            return
+        lay.children_depth_one(level, node, f, P[best_w], self.min_leaf, &s_l, &s_r)
+        val_w = s_l.val + s_r.val + cost
+        if val_w >= best_val[0] - EPS:
+            return
+        best_val[0] = val_w
+        lay.split_ranks(node, f, P[best_w], &lo, &hi)
+        best_tree[0] = self._new_node(f, lo, hi, self._stump(&s_l), self._stump(&s_r))
+        if val_w < ub[0]:
+            ub[0] = val_w
+        if level == 0:
+            self._root_improved(val_w, best_tree[0])
+            if self.ctl.shared != NULL:
+                share_offer(self.ctl.shared, val_w)
 
     cdef bint _branch_step(self, Layout lay, int level, Node* node, int depth, int f, double gap,
                            int32_t* P, double* D, Interval* iv_in, vector[Interval]* Q,

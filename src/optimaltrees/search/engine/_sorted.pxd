@@ -15,6 +15,11 @@ from optimaltrees.search.engine._histogram cimport HistScan
 cimport cython
 
 
+cdef struct SweepCell:                     # one segment-tree node of a depth-two sweep, over f2's ranks
+    int32_t sum_l, min_l, max_l            # left child's rows (+1 class 0, -1 class 1): their sum, least and largest prefix sum
+    int32_t sum_r, min_r, max_r            # the same over the right child's rows
+
+
 cdef struct PairAnswer:                    # one child's depth-two optimum, solved with its sibling
     uint64_t h1, h2                        # the child's set hashes ...
     int size                               # ... and size (-1: no answer held)
@@ -57,6 +62,15 @@ cdef class SortedLayout(DataLayout):
     cdef vector[int32_t] hist_other        # the unwalked child's prefix and total histograms
     cdef PairAnswer pair[2]                # both children's answers, until solve_exact takes them
     cdef public long long n_pairs          # depth-three splits whose children were solved as a pair
+    # a depth-two node's root feature swept whole (``sweep_start``): every
+    # threshold's depth-one children from one segment tree per f2
+    cdef bint sweep_allowed                # two classes, unweighted rows, and the buffers fit the memory limit
+    cdef size_t sweep_bytes                # what the sweep's buffers take (counted from reserve_sweep on)
+    cdef vector[SweepCell] sweep_tree      # [1 .. 2 * leaves): the segment tree of one f2 (leaves: its ranks in the node)
+    cdef vector[int32_t] sweep_leaf        # [instance]: the instance's leaf in the tree (f2's rank among the node's)
+    cdef vector[int32_t] sweep_best        # [2 * (w - i) + side]: the fewest errors of a depth-one split of that child
+    cdef vector[int32_t] sweep_ones        # [w - i]: class-1 rows left of threshold w
+    cdef public long long n_sweeps         # depth-two features swept whole
 
     cdef void init_root(self, Node* root) noexcept nogil
     cdef void gini_split(self, Node* node, int f, double* score, int32_t* pos) noexcept nogil
@@ -82,6 +96,10 @@ cdef class SortedLayout(DataLayout):
     cdef void hint_sibling(self, Node* parent, int depth, Node* second, Node* first) noexcept nogil
     cdef void clear_hint(self) noexcept nogil
     cdef size_t memory_bytes(self) noexcept nogil
+    cdef bint sweep_due(self, Node* node, int evaluated) noexcept nogil
+    cdef bint sweep_start(self, Node* node, int f1, int32_t* P, int i, int j) noexcept nogil
+    cdef void sweep_feature(self, Node* node, int f1, int f2, int32_t* P, int i, int j) noexcept nogil
+    cdef double sweep_value(self, Node* node, int32_t* P, int i, int w) noexcept nogil
     cdef void _d2(self, Elem* data, int nn, int f1, int pos, double* counts,
                   Split1* bl, Split1* br, int ml) noexcept nogil
     cdef void _d2_weighted(self, Elem* data, int nn, int f1, int pos,

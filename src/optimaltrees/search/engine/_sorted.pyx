@@ -6,7 +6,7 @@ D2Split (Brita, van der Linden, Demirovic, AAAI 2025, Algorithm 2 with the
 implementation notes' corrections)."""
 from libc.stdint cimport int64_t, uint16_t
 from libc.string cimport memcpy, memset
-from libc.math cimport ceil, floor, INFINITY
+from libc.math cimport ceil, floor, log2, INFINITY
 from libcpp.pair cimport pair
 from libcpp.queue cimport priority_queue
 
@@ -59,6 +59,26 @@ def set_histogram_choice(double scans, int min_rows) -> tuple:
     old = (hist_scans, hist_min_rows)
     hist_scans = scans
     hist_min_rows = min_rows
+    return old
+
+
+# a depth-two node sweeps a root feature whole (``sweep_start``) once
+# ConTree's search has taken this many of its intervals times log2 of the
+# node's rows (-1: never; 0: at once).  A sweep costs about log2(rows)
+# D2Split scans' worth of tree updates; on a flat cost landscape (the
+# optimum's feature on noisy data) the intervals' bounds need hundreds
+# of scans, growing with the rows
+cdef double sweep_after = 2.0
+
+
+def set_sweep_choice(double after) -> float:
+    """Set when a depth-two node sweeps a root feature whole: after
+    ``after`` x log2(rows) of ConTree's steps on it (-1: never, 0: at once);
+    returns the old value.  For tests and benchmarks, which compare the
+    sweep with ConTree's interval search on the same data."""
+    global sweep_after
+    old = sweep_after
+    sweep_after = after
     return old
 
 
@@ -266,6 +286,42 @@ cdef inline int _scan_classes(Elem* arr, int nn, int K, uint8_t* flag, int* ntot
     return switches
 
 
+cdef inline void _sweep_combine(SweepCell* T, size_t x) noexcept nogil:
+    """Segment-tree node x from its children: sums add, prefix extremes
+    are the left child's or the left child's sum plus the right child's."""
+    cdef SweepCell* a = T + 2 * x
+    cdef SweepCell* b = a + 1
+    T[x].sum_l = a.sum_l + b.sum_l
+    T[x].min_l = a.min_l if a.min_l < a.sum_l + b.min_l else a.sum_l + b.min_l
+    T[x].max_l = a.max_l if a.max_l > a.sum_l + b.max_l else a.sum_l + b.max_l
+    T[x].sum_r = a.sum_r + b.sum_r
+    T[x].min_r = a.min_r if a.min_r < a.sum_r + b.min_r else a.sum_r + b.min_r
+    T[x].max_r = a.max_r if a.max_r > a.sum_r + b.max_r else a.sum_r + b.max_r
+
+
+cdef inline int _sweep_errors(int zeros, int ones, int lo, int hi) noexcept nogil:
+    """A child's fewest errors over splits whose prefix sums (+1 class 0,
+    -1 class 1) reach lo and hi: class 1 left of the split (ones + s) or
+    class 0 left (zeros - s); the empty prefix (s = 0) is the leaf's."""
+    if lo > 0:
+        lo = 0
+    if hi < 0:
+        hi = 0
+    return ones + lo if ones + lo < zeros - hi else zeros - hi
+
+
+cdef inline double _sweep_child(int zeros, int ones, int split_err, double cost) noexcept nogil:
+    """A depth-one child's objective as D2Split gives it: its best split
+    (``split_err`` errors plus the cost) where that beats the leaf, else the leaf."""
+    cdef int leaf = zeros if zeros < ones else ones
+    cdef int target = <int>ceil(leaf - cost - EPS)
+    if zeros + ones < 2:
+        target = 0
+    if split_err < target:
+        return split_err + cost
+    return leaf
+
+
 cdef class SortedLayout:
     """Every feature's sorted order of the training set, and per recursion
     level one buffer for the two children of the split being tried, so the
@@ -376,6 +432,7 @@ cdef class SortedLayout:
         b += self.row_rank.capacity() * sizeof(uint16_t) + self.switch_rate.capacity() * sizeof(float)
         # the snapshots count from when they are allowed (they are allocated at their first use)
         b += (self.snap_cells + self.snap_total.capacity() + self.hist_other.capacity()) * sizeof(int32_t)
+        b += self.sweep_bytes
         for lvl in range(self.children.size()):
             b += self.children[lvl].capacity() * sizeof(Elem)
             b += (self.cnt_left[lvl].capacity() + self.cnt_right[lvl].capacity()) * sizeof(double)
@@ -624,6 +681,139 @@ cdef class SortedLayout:
         self.snap_total.resize(cells)
         self.hist_other.resize(2 * cells)
         self.fixed_bytes = self.memory_bytes()
+
+    def reserve_sweep(self, double budget_bytes):
+        """Let depth-two nodes sweep a root feature whole (two classes,
+        unweighted rows) when the buffers (a segment tree over up to n ranks,
+        four ints a row) take at most a quarter of ``budget_bytes`` (the
+        memory limit; INFINITY: none).  Allocated at the first sweep,
+        counted from now."""
+        cdef size_t leaves = 1
+        self.sweep_allowed = False
+        self.sweep_bytes = 0
+        self.n_sweeps = 0
+        if self.weighted or self.K != 2 or self.n < 2:
+            return
+        while leaves < <size_t>self.n:
+            leaves <<= 1
+        cdef size_t b = 2 * leaves * sizeof(SweepCell) + 4 * <size_t>self.n * sizeof(int32_t)
+        if <double>b > budget_bytes / 4:
+            return
+        self.sweep_allowed = True
+        self.sweep_bytes = b
+        self.fixed_bytes = self.memory_bytes()
+
+    cdef bint sweep_due(self, Node* node, int evaluated) noexcept nogil:
+        """Whether a depth-two node's search of a root feature, ``evaluated``
+        intervals in, should sweep the rest (:data:`sweep_after`)."""
+        return (self.sweep_allowed and sweep_after >= 0.0
+                and evaluated >= sweep_after * log2(<double>node.size + 1.0))
+
+    cdef bint sweep_start(self, Node* node, int f1, int32_t* P, int i, int j) noexcept nogil:
+        """Ready a sweep of root feature f1's thresholds P[i..j] at a depth-two
+        node (then :meth:`sweep_feature` per f2, :meth:`sweep_value` per
+        threshold); False when sweeps are not allowed."""
+        cdef Elem* arr = node.elems + <size_t>f1 * node.size
+        cdef int k = 0, w, ones = 0
+        cdef size_t leaves = 1
+        if not self.sweep_allowed:
+            return False
+        if self.sweep_leaf.size() == 0:
+            while leaves < <size_t>self.n:
+                leaves <<= 1
+            self.sweep_tree.resize(2 * leaves)
+            self.sweep_leaf.resize(self.n)
+            self.sweep_best.resize(2 * <size_t>self.n)
+            self.sweep_ones.resize(self.n)
+        for w in range(i, j + 1):
+            while k < P[w]:
+                ones += arr[k].label
+                k += 1
+            self.sweep_ones[w - i] = ones
+            self.sweep_best[2 * (w - i)] = NEVER
+            self.sweep_best[2 * (w - i) + 1] = NEVER
+        self.n_sweeps += 1
+        return True
+
+    cdef void sweep_feature(self, Node* node, int f1, int f2, int32_t* P, int i, int j) noexcept nogil:
+        """Feature f2's part of a sweep: for every threshold w of P[i..j], the
+        fewest errors of each child's depth-one splits on f2, into
+        ``sweep_best``.  A segment tree over f2's ranks in the node holds,
+        per child, the sum of +1 (class 0) / -1 (class 1) over its rows and
+        the least and largest prefix sums: a split of a child with c0, c1
+        rows per class at a prefix of sum s makes c1 + s or c0 - s errors,
+        so the root answers for every split of f2 at once; moving the root
+        threshold moves one row at a time from the right child to the left
+        (log2(ranks) updates each).  Prefixes that are empty or whole are
+        the leaf's errors, which never win over the leaf."""
+        cdef int nn = node.size, k, w, leaves_n = 0, v, nl, ones_l, zeros_l, ones_r, zeros_r, err
+        cdef int ones_all = <int>(node.counts[1] + 0.5)
+        cdef Elem* arr2 = node.elems + <size_t>f2 * nn
+        cdef Elem* arr1 = node.elems + <size_t>f1 * nn
+        cdef int32_t* leaf = &self.sweep_leaf[0]
+        cdef int32_t* best = &self.sweep_best[0]
+        cdef int32_t* ones = &self.sweep_ones[0]
+        cdef SweepCell* T = &self.sweep_tree[0]
+        cdef size_t S = 1, x
+        # each row's leaf: f2's rank among the node's rows
+        for k in range(nn):
+            if k > 0 and arr2[k].rank != arr2[k - 1].rank:
+                leaves_n += 1
+            leaf[arr2[k].id] = leaves_n
+        leaves_n += 1
+        while S < <size_t>leaves_n:
+            S <<= 1
+        memset(T + S, 0, S * sizeof(SweepCell))
+        for k in range(nn):
+            v = 1 - 2 * arr1[k].label
+            if k < P[i]:
+                T[S + leaf[arr1[k].id]].sum_l += v
+            else:
+                T[S + leaf[arr1[k].id]].sum_r += v
+        for x in range(S, 2 * S):
+            T[x].min_l = T[x].sum_l
+            T[x].max_l = T[x].sum_l
+            T[x].min_r = T[x].sum_r
+            T[x].max_r = T[x].sum_r
+        for x in range(S - 1, 0, -1):
+            _sweep_combine(T, x)
+        k = P[i]
+        for w in range(i, j + 1):
+            while k < P[w]:
+                v = 1 - 2 * arr1[k].label
+                x = S + leaf[arr1[k].id]
+                T[x].sum_l += v
+                T[x].min_l = T[x].sum_l
+                T[x].max_l = T[x].sum_l
+                T[x].sum_r -= v
+                T[x].min_r = T[x].sum_r
+                T[x].max_r = T[x].sum_r
+                x >>= 1
+                while x > 0:
+                    _sweep_combine(T, x)
+                    x >>= 1
+                k += 1
+            nl = P[w]
+            ones_l = ones[w - i]
+            zeros_l = nl - ones_l
+            ones_r = ones_all - ones_l
+            zeros_r = (nn - nl) - ones_r
+            err = _sweep_errors(zeros_l, ones_l, T[1].min_l, T[1].max_l)
+            if err < best[2 * (w - i)]:
+                best[2 * (w - i)] = err
+            err = _sweep_errors(zeros_r, ones_r, T[1].min_r, T[1].max_r)
+            if err < best[2 * (w - i) + 1]:
+                best[2 * (w - i) + 1] = err
+
+    cdef double sweep_value(self, Node* node, int32_t* P, int i, int w) noexcept nogil:
+        """The objective of the depth-two tree at threshold P[w] of the swept
+        feature (its children the best depth-one subtrees, as D2Split scores
+        them: a split pays ``cost`` and must beat the leaf)."""
+        cdef int nl = P[w], ones_l = self.sweep_ones[w - i]
+        cdef int ones_r = <int>(node.counts[1] + 0.5) - ones_l
+        return (_sweep_child(nl - ones_l, ones_l, self.sweep_best[2 * (w - i)], self.cost)
+                + _sweep_child(node.size - nl - ones_r, ones_r, self.sweep_best[2 * (w - i) + 1], self.cost)
+                + self.cost)
 
     cdef bint pair_children(self, int level, Node* parent, int f, int pos, Node* out) noexcept nogil:
         """The children of the depth-three split of ``parent`` at (f, pos),
