@@ -29,6 +29,44 @@ def test_binary_fast_path_equals_general(n, p, seed, binary):
         assert np.array_equal(enc.order[f], order)
 
 
+@settings(max_examples=n_examples(150), deadline=None)
+@given(st.integers(1, 300), st.integers(1, 4), st.integers(0, 2**32 - 1),
+       st.sampled_from(["distinct", "few", "many ties", "signed zeros", "extreme"]))
+def test_columns_sort_as_numpy_stable_sort(n, p, seed, kind):
+    """The quicksort made stable again gives numpy's stable order, np.unique's
+    ranks and values: distinct floats, few values (the radix path), many
+    values with ties (the (rank, row) keys), -0.0 beside 0.0, extreme floats."""
+    rng = np.random.default_rng(seed)
+    if kind == "distinct":
+        X = rng.normal(size=(n, p))
+    elif kind == "few":
+        X = rng.integers(0, 5, size=(n, p)).astype(float)
+    elif kind == "many ties":
+        X = np.round(rng.normal(size=(n, p)) * 100) / 4.0
+    elif kind == "signed zeros":
+        X = rng.choice([-0.0, 0.0, 1.0, -1.0], size=(n, p))
+    else:
+        X = rng.choice([-1.7976931348623157e308, -5e-324, 0.0, 5e-324, 2.2250738585072014e-308,
+                        1.7976931348623157e308, 1.0], size=(n, p))
+    enc = encode_features(X)
+    for f, (values, rank, order) in enumerate(general(X)):
+        assert np.array_equal(enc.unique_values[f], values)
+        assert np.array_equal(enc.rank[f], rank)
+        assert np.array_equal(enc.order[f], order)
+    assert enc.order.dtype == np.int32 and enc.rank.dtype == np.int32
+
+
+def test_many_distinct_values_with_ties_keep_row_order():
+    """Beyond 65,536 distinct values ties are ordered by (rank, row) keys."""
+    rng = np.random.default_rng(5)
+    x = rng.integers(0, 100_000, size=200_000).astype(float)
+    enc = encode_features(x[:, None])
+    values, inverse = np.unique(x, return_inverse=True)
+    assert len(values) > 65536
+    assert np.array_equal(enc.order[0], np.argsort(x, kind="stable"))
+    assert np.array_equal(enc.rank[0], inverse.reshape(-1))
+
+
 def test_subset_keeps_sorted_orders():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(30, 4)).round(1)

@@ -59,8 +59,8 @@ def threshold_between(lo: float, hi: float) -> float:
 def encode_features(X: np.ndarray, checkpoint: Callable[[], None] | None = None) -> EncodedFeatures:
     """Encode a finite float64 matrix of shape (n, p).
 
-    One sort per column (``np.unique``); the sorted order is a stable sort of
-    the ranks, a linear-time radix sort when they fit in 16 bits.
+    One sort per column: numpy's unstable (vectorised) argsort of the
+    values, then ties put in row order (:func:`_sort_column`).
     ``checkpoint()`` runs before each column: on millions of rows encoding
     takes seconds, and a fit's time limit must be able to stop it."""
     X = np.asarray(X, dtype=np.float64)
@@ -73,13 +73,36 @@ def encode_features(X: np.ndarray, checkpoint: Callable[[], None] | None = None)
     for f in range(p):
         if checkpoint is not None:
             checkpoint()
-        values, inverse = np.unique(X[:, f], return_inverse=True)
-        inverse = inverse.reshape(-1)
-        keys = inverse.astype(np.uint16) if len(values) <= 65536 else inverse
-        order[f] = np.argsort(keys, kind="stable")
-        rank[f] = inverse
+        order[f], rank[f], values = _sort_column(X[:, f])
         uniques.append(values)
     return EncodedFeatures(order=order, rank=rank, unique_values=uniques)
+
+
+def _sort_column(x: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One column's stable sorted order (equal values in row order), each
+    row's rank among the distinct values, and the distinct values ascending
+    (equal floats, such as -0.0 and 0.0, are one value).  numpy's stable
+    sort of floats is a merge sort, about 6x slower on 10^6 rows than its
+    vectorised quicksort; the quicksort's order is made stable again by
+    sorting (rank, row) keys, which are distinct, or by a radix sort of
+    the ranks when they fit in 16 bits."""
+    n = len(x)
+    if n == 0:
+        return np.empty(0, np.int32), np.empty(0, np.int32), np.empty(0, np.float64)
+    order = np.argsort(x)
+    v = x[order]
+    change = v[1:] != v[:-1]
+    ranks_sorted = np.empty(n, dtype=np.int64)
+    ranks_sorted[0] = 0
+    np.cumsum(change, out=ranks_sorted[1:])
+    values = v[np.r_[True, change]]
+    rank = np.empty(n, dtype=np.int64)
+    rank[order] = ranks_sorted
+    if len(values) <= 65536:
+        order = np.argsort(rank.astype(np.uint16), kind="stable")      # radix sort
+    elif len(values) < n:
+        order = order[np.argsort(ranks_sorted * n + order)]           # ties in row order
+    return order.astype(np.int32), rank.astype(np.int32), values
 
 
 def _encode_binary(X: np.ndarray) -> EncodedFeatures:

@@ -124,6 +124,7 @@ cdef class Engine:
     cdef double root_lb                    # a lower bound the caller knows for the root
     cdef public long long n_subproblems, n_cache_hits, n_similarity_prunes
     cdef double best_root_val              # best objective at the root this solve
+    cdef long long n_swept                 # thresholds whose depth-two trees sweeps scored
     cdef double root_bound                 # the root's lower bound proven so far this solve (rises)
     cdef int32_t best_root_tree
 
@@ -183,6 +184,7 @@ cdef class Engine:
         self.n_subproblems = 0
         self.n_cache_hits = 0
         self.n_similarity_prunes = 0
+        self.n_swept = 0
         self._update_cache_room()
 
     # ------------------------------------------------------------ Python API
@@ -292,6 +294,7 @@ cdef class Engine:
             "derived_counts": int(getattr(self.layout, "n_derived_counts", 0)),
             "sibling_pairs": int(getattr(self.layout, "n_pairs", 0)),
             "sweeps": int(getattr(self.layout, "n_sweeps", 0)),
+            "swept_thresholds": int(self.n_swept),
             "cache_entries": int(self.cache.size()),
         }
 
@@ -990,6 +993,8 @@ cdef class Engine:
                 i = Q[0][q].i
             if Q[0][q].j > j:
                 j = Q[0][q].j
+        if j >= i:
+            self.n_swept += j - i + 1
         if j < i or not lay.sweep_start(node, f, P, i, j):
             node_lb[0] = queue_floor(Q, head, True, cost, node_lb[0]) if j >= i else node_lb[0]
             return
