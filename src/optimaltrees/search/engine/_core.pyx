@@ -1016,15 +1016,25 @@ cdef class Engine:
         val_w = s_l.val + s_r.val + cost
         if val_w >= best_val[0] - EPS:
             return
-        best_val[0] = val_w
-        lay.split_ranks(node, f, P[best_w], &lo, &hi)
-        best_tree[0] = self._new_node(f, lo, hi, self._stump(&s_l), self._stump(&s_r))
-        if val_w < ub[0]:
-            ub[0] = val_w
+        self._take_incumbent(lay, level, node, f, P[best_w], val_w, self._stump(&s_l), self._stump(&s_r),
+                             ub, best_val, best_tree)
+
+    cdef void _take_incumbent(self, Layout lay, int level, Node* node, int f, int pos, double val,
+                              int32_t tree_l, int32_t tree_r, double* ub, double* best_val,
+                              int32_t* best_tree) noexcept nogil:
+        """A better tree of this node, split at (f, pos) over the subtrees
+        ``tree_l`` and ``tree_r``: the node's incumbent, its bound for the
+        rest of the search, and at the root the one every thread sees."""
+        cdef int32_t lo, hi
+        best_val[0] = val
+        lay.split_ranks(node, f, pos, &lo, &hi)
+        best_tree[0] = self._new_node(f, lo, hi, tree_l, tree_r)
+        if val < ub[0]:
+            ub[0] = val
         if level == 0:
-            self._root_improved(val_w, best_tree[0])
+            self._root_improved(val, best_tree[0])
             if self.ctl.shared != NULL:
-                share_offer(self.ctl.shared, val_w)
+                share_offer(self.ctl.shared, val)
 
     cdef bint _branch_step(self, Layout lay, int level, Node* node, int depth, int f, double gap,
                            int32_t* P, double* D, Interval* iv_in, vector[Interval]* Q,
@@ -1039,7 +1049,7 @@ cdef class Engine:
         True when the incumbent meets the known bound: the node is done."""
         cdef int nn = node.size, i, j, w, ml = self.min_leaf
         cdef int zero_l = zero_l_io[0], zero_r = zero_r_io[0]
-        cdef int32_t pos, nl, nr, lo, hi
+        cdef int32_t pos, nl, nr
         cdef double gap_here = gap, cost = self.cost, eta
         cdef double lb_l, lb_r, lb_w, val_w, bound, bound_b
         cdef Interval iv = iv_in[0]
@@ -1139,18 +1149,10 @@ cdef class Engine:
         elif lb_w < node_lb[0]:
             node_lb[0] = lb_w
         if have_val and val_w < best_val[0] - EPS:
-            best_val[0] = val_w
             if depth == 2:
                 tree_l = self._stump(&s_l)
                 tree_r = self._stump(&s_r)
-            lay.split_ranks(node, f, pos, &lo, &hi)
-            best_tree[0] = self._new_node(f, lo, hi, tree_l, tree_r)
-            if val_w < ub[0]:
-                ub[0] = val_w
-            if level == 0:
-                self._root_improved(val_w, best_tree[0])
-                if self.ctl.shared != NULL:
-                    share_offer(self.ctl.shared, val_w)
+            self._take_incumbent(lay, level, node, f, pos, val_w, tree_l, tree_r, ub, best_val, best_tree)
             if val_w <= known_lb + gap_here + EPS:
                 return True
         if not similar:
