@@ -117,6 +117,17 @@ cdef inline void _offer(int err, int prefix_err, int cnt_s, int feature, int lo,
         skip[0] = cnt_s + (err - target[0]) + 1
 
 
+cdef inline bint _offer_side(int err, int prefix_err, int cnt_s, int feature, int lo, int hi, int s,
+                             int* target, int* skip, Split1** out, int* skip_l, int* skip_r) noexcept nogil:
+    """:func:`_offer` for the scan's side s (1 left child, 0 right); the
+    scan's copies of both sides' next positions; True when neither side
+    can improve further along the scan."""
+    _offer(err, prefix_err, cnt_s, feature, lo, hi, &target[s], &skip[s], out[s])
+    skip_l[0] = skip[1]
+    skip_r[0] = skip[0]
+    return skip_l[0] == NEVER and skip_r[0] == NEVER
+
+
 # above this share of side switches along a scan, D2Split picks sides with masks
 # (measured on the numeric sets at depth 3: 0.1 slowed occupancy and wilt by 10-15 %,
 # 0.3 gave back a third of magic's gain)
@@ -233,10 +244,7 @@ cdef inline int _scan_two_classes(Elem* arr, int nn, uint8_t* flag, bint far, in
             rest = fq[2 * s + 1] - one
             prefix_err = one if one < cnt_s - one else cnt_s - one
             err = prefix_err + (rest if rest < ntot[s] - cnt_s - rest else ntot[s] - cnt_s - rest)
-            _offer(err, prefix_err, cnt_s, f2, pv, e.rank, &target[s], &skip[s], out[s])
-            skip_l = skip[1]
-            skip_r = skip[0]
-            if skip_l == NEVER and skip_r == NEVER:
+            if _offer_side(err, prefix_err, cnt_s, f2, pv, e.rank, s, target, skip, out, &skip_l, &skip_r):
                 break
         _pass_rank(masked, s, e.rank, &prev_l, &prev_r)
         n_left += s
@@ -275,10 +283,7 @@ cdef inline int _scan_classes(Elem* arr, int nn, int K, uint8_t* flag, int* ntot
                     best_c = ccs[c]
             prefix_err = cnt_s - best_c
             err = prefix_err + (ntot[s] - cnt_s - suf)
-            _offer(err, prefix_err, cnt_s, f2, pv, e.rank, &target[s], &skip[s], out[s])
-            skip_l = skip[1]
-            skip_r = skip[0]
-            if skip_l == NEVER and skip_r == NEVER:
+            if _offer_side(err, prefix_err, cnt_s, f2, pv, e.rank, s, target, skip, out, &skip_l, &skip_r):
                 break
         _pass_rank(masked, s, e.rank, &prev_l, &prev_r)
         n_left += s
