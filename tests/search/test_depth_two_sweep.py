@@ -1,7 +1,7 @@
 """A depth-two node's sweep of a root feature (every threshold's depth-one
 children from one segment tree per f2) against the brute force and against
 ConTree's interval search on the same data: forced at a feature's first
-step, never, and as the default rule picks it (after 2 x log2(rows) steps)."""
+step, never, and as the default rule picks it (after 1.5 x log2(rows) steps)."""
 from contextlib import contextmanager
 
 import numpy as np

@@ -67,8 +67,9 @@ def set_histogram_choice(double scans, int min_rows) -> tuple:
 # node's rows (-1: never; 0: at once).  A sweep costs about log2(rows)
 # D2Split scans' worth of tree updates; on a flat cost landscape (the
 # optimum's feature on noisy data) the intervals' bounds need hundreds
-# of scans, growing with the rows
-cdef double sweep_after = 2.0
+# of scans, growing with the rows.  Depth 3, two runs each, against 2.0:
+# rice 0.90, raisin 0.97, magic 0.98, bidding 0.98 (1.0: rice 0.81, magic 1.07)
+cdef double sweep_after = 1.5
 
 
 def set_sweep_choice(double after) -> float:
