@@ -25,6 +25,11 @@ def test_demo_runs_and_reports_proofs(capsys):
     # the SAT part in plain words
     assert "asks at least 4 questions" in out and "no tree of depth 3 can" in out
     assert "15 nodes: 7 questions and 8 leaves" in out
+    # the SAT loop really ran: it encoded some, not all and not none, of the examples
+    encoded = [(int(a), int(b)) for a, b in re.findall(r"(\d+) of (\d+)\s+\d", out)]
+    assert len(encoded) == 2 and all(0 < a < b for a, b in encoded), encoded
+    said = re.search(r"SAT proved it with (\d+) of the (\d+) distinct examples", out)
+    assert said and (int(said.group(1)), int(said.group(2))) == encoded[1]
 
 
 def test_demo_is_deterministic(capsys):
