@@ -982,8 +982,7 @@ cdef class Engine:
         D2Split scan per threshold that the bounds leave.  The best threshold's
         tree comes from D2Split, as the search's would."""
         cdef double cost = self.cost, limit = ub[0] - gap, val, best = INFINITY, val_w
-        cdef int i = 2147483647, j = -1, k, w, f2, best_w = -1
-        cdef int32_t lo, hi
+        cdef int i = 2147483647, j = -1, w, f2, best_w = -1
         cdef size_t q
         cdef Split1 s_l, s_r
         for q in range(head, Q.size()):
@@ -993,10 +992,11 @@ cdef class Engine:
                 i = Q[0][q].i
             if Q[0][q].j > j:
                 j = Q[0][q].j
-        if j >= i:
-            self.n_swept += j - i + 1
-        if j < i or not lay.sweep_start(node, f, P, i, j):
-            node_lb[0] = queue_floor(Q, head, True, cost, node_lb[0]) if j >= i else node_lb[0]
+        if j < i:
+            return                # every interval left is cut by the bounds
+        self.n_swept += j - i + 1
+        if not lay.sweep_start(node, f, P, i, j):
+            node_lb[0] = queue_floor(Q, head, True, cost, node_lb[0])
             return
         for f2 in range(self.p):
             if self._timed_out():
