@@ -144,3 +144,35 @@ def test_the_estimator_proves_what_only_the_sat_bound_can():
     assert model.is_optimal_ and model.train_error_ == 0
     assert model.objective_ == pytest.approx(brute_force_diagram(X, y, (1, 2), 0.01))
     assert model.stats_["sat_complete"]
+
+
+def _fewest_by_sat(points, skeleton, k, canonical):
+    formula = DiagramFormula(points.X, points.counts, skeleton, int(points.n) + 1, canonical=canonical)
+    formula.add_points(_first_points(points))
+    try:
+        e = int(points.n)
+        while e >= 0 and _ask(formula, k, e, points, skeleton, Settings(), points.X.shape[1]) is not None:
+            e -= 1
+        return e + 1
+    finally:
+        formula.close()
+
+
+wide_rows = st.integers(5, 12).flatmap(lambda n: st.integers(1, 3).flatmap(lambda p: st.lists(
+    st.tuples(st.lists(st.integers(0, 4), min_size=p, max_size=p), st.integers(0, 2)), min_size=n, max_size=n)))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(wide_rows, st.sampled_from([2, 3]), st.sampled_from([(1, 2, 3), (1, 2, 4), (1, 2, 2, 2), (1, 2, 3, 2)]),
+       st.integers(2, 9))
+def test_numbering_nodes_by_their_first_arc_keeps_every_answer(rows, K, widths, k):
+    """The entry-order clauses only remove renumberings of the same diagram: on
+    skeletons too wide for the brute force, the fewest errors with <= k nodes
+    are those of the formula without them (which the brute force checks above)."""
+    X = np.array([r[0] for r in rows], dtype=float)
+    y = np.array([r[1] % K for r in rows])
+    y[:K] = np.arange(K)
+    skeleton = make_skeleton(widths, K)
+    k = min(k, skeleton.n_internal)
+    points = encode(X, y, K, None, skeleton, Settings(), univariate=True).points
+    assert _fewest_by_sat(points, skeleton, k, True) == _fewest_by_sat(points, skeleton, k, False)

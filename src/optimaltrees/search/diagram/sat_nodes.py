@@ -95,7 +95,8 @@ class DiagramFormula:
     """The incremental CNF of "a diagram on ``skeleton`` with <= k nodes and
     <= e errors on the points added so far" (see the module docstring)."""
 
-    def __init__(self, ranks: np.ndarray, counts: np.ndarray, skeleton: Skeleton, error_ubound: int) -> None:
+    def __init__(self, ranks: np.ndarray, counts: np.ndarray, skeleton: Skeleton, error_ubound: int,
+                 canonical: bool = True) -> None:
         self.ranks = np.asarray(ranks)
         self.counts = np.rint(np.asarray(counts, dtype=np.float64)).astype(np.int64)
         self.skeleton = skeleton
@@ -116,7 +117,7 @@ class DiagramFormula:
         self.reach: dict[tuple[int, int], int] = {}
         self.err_lits: list[int] = []
         self.round_lit = 0                                  # switches the current "used is reached" clauses on
-        self._nodes()
+        self._nodes(canonical)
         self.error_ubound = max(int(error_ubound), 1)
         self.err_tot: ITotalizer | None = None
 
@@ -138,7 +139,7 @@ class DiagramFormula:
         nxt = list(sk.layer_nodes(layer + 1)) if layer + 1 < sk.depth else []
         return nxt + [sk.terminal(c) for c in range(self.K)]
 
-    def _nodes(self) -> None:
+    def _nodes(self, canonical: bool) -> None:
         sk = self.skeleton
         m = sk.n_internal
         self.act = [self._var() for _ in range(m)]
@@ -172,10 +173,29 @@ class DiagramFormula:
             # the nodes of a layer are interchangeable: used nodes first (ordering them by
             # feature as well was measured slower: parkinsons 55 s against 37 s, hayes-roth 89 s against 65 s)
             clauses.extend([-self.act[b], self.act[a]] for a, b in zip(ids, ids[1:]))
+            if canonical:
+                clauses.extend(self._entry_order(layer))
         self.add(clauses)
         self.node_tot = ITotalizer(lits=self.act[1:], ubound=max(m - 1, 1), top_id=self.top)
         self.top = max(self.top, self.node_tot.top_id)
         self.add(self.node_tot.cnf.clauses)
+
+    def _entry_order(self, layer: int) -> list[list[int]]:
+        """Clauses numbering the used nodes of ``layer`` (>= 1) in the order
+        they are first entered: number the arcs (tail, side) of the layer above
+        in node order; a node's first arc comes before the next node's.
+
+        Sound: each arc enters one node, so the used nodes of a layer have
+        distinct first arcs, and renumbering them (their own arcs go with
+        them) changes no route; done layer by layer from the root, every
+        diagram has such a numbering.  Measured on hayes-roth, skeleton
+        (1, 2, 4, 4, 4): the node bound's questions took 33 s in all and proved
+        the optimum, against two questions in 54 s without."""
+        sk = self.skeleton
+        ids = list(sk.layer_nodes(layer))
+        tails = [(u, s) for u in sk.layer_nodes(layer - 1) for s in (0, 1)]
+        return [[-self.arc[u, s, b]] + [self.arc[u2, s2, a] for u2, s2 in tails[:p]]
+                for a, b in zip(ids, ids[1:]) for p, (u, s) in enumerate(tails)]
 
     # -- the points, added as they are needed ------------------------------------------
 
