@@ -89,6 +89,14 @@ def test_diagrams_suite_end_to_end(table, tmp_path):
     assert (tmp_path / "out" / "d-example.png").is_file() and "](d-example.png)" in text
 
 
+def test_a_diagram_record_says_how_far_the_sat_node_bound_got():
+    from optimaltrees.bench.fits import _node_bound_record
+
+    assert _node_bound_record({"points": 3}) == {}          # no SAT phase: nothing claimed
+    stats = {"sat_questions": [{"nodes": 3}, {"nodes": 2}], "sat_complete": False, "sat_seconds": 1.234}
+    assert _node_bound_record(stats) == dict(sat_questions=2, sat_complete=False, sat_seconds=1.23)
+
+
 # ---------------------------------------------------------------- the suites ported from benchmarks/*.py
 
 def _suite_args(name, argv, out):

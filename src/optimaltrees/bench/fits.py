@@ -74,7 +74,16 @@ def diagram(*, data: str, seed: int, skeleton, splits: str = "univariate", tree:
                 source=model.diagram_source_, tree_bound=model.stats_.get("tree_bound"),
                 nodes=int(model.n_nodes_), merges=int(np.sum(model.diagram_.in_degree()[1:] > 1)),
                 train_error=int(model.train_error_), points=int(model.stats_["points"]),
-                variables=model.stats_.get("variables"))
+                variables=model.stats_.get("variables"), **_node_bound_record(model.stats_))
+
+
+def _node_bound_record(stats: dict) -> dict:
+    """What the SAT node bound did in a diagram fit (questions answered, and
+    whether it answered every one it asked): where a proof got stuck."""
+    if "sat_questions" not in stats:
+        return {}
+    return dict(sat_questions=len(stats["sat_questions"]), sat_complete=bool(stats["sat_complete"]),
+                sat_seconds=round(float(stats["sat_seconds"]), 2))
 
 
 def optimal_tree_split(*, data: str, seed: int, depth: int, time_limit: float = 60.0,
