@@ -471,3 +471,11 @@ def placement_from_vector(milp: Milp, skeleton: Skeleton, x: np.ndarray) -> Plac
     plc.coef[~plc.active] = 0.0
     plc.threshold[~plc.active] = 0.0
     return plc
+
+
+def sides_from_vector(milp: Milp, x: np.ndarray) -> np.ndarray:
+    """(points, nodes): the side of each node a solver's answer sends each
+    point's flow to: 1 positive, 0 negative, -1 where the point does not pass."""
+    wn, wp = x[milp.index["wn"]], x[milp.index["wp"]]
+    return np.where(wn + wp > 0.5, (wp > wn).astype(np.int8), np.int8(-1)).astype(np.int8)
+

@@ -22,7 +22,8 @@ import numpy as np
 
 from optimaltrees.model.diagram import DecisionDiagram, project, scale_features
 from optimaltrees.search.diagram.formulation import (BUILD_RATE, OutOfTime, build_milp, check_milp_size,
-                                                     milp_size, placement_from_vector, start_vector)
+                                                     milp_size, placement_from_vector, sides_from_vector,
+                                                     start_vector)
 from optimaltrees.search.diagram.heuristic import Points, Settings, heuristic, node_penalty, objective, prune
 from optimaltrees.search.diagram.skeleton import Placement, Skeleton, constant_placement
 from optimaltrees.search.diagram.solve import MilpResult, solve
@@ -213,12 +214,21 @@ def fairness_rates(weight: np.ndarray, group: np.ndarray, predicted_positive: np
                  for k in (0, 1))
 
 
-def clean_splits(plc: Placement, points: Points, skeleton: Skeleton, *, univariate: bool) -> Placement:
+def clean_splits(plc: Placement, points: Points, skeleton: Skeleton, *, univariate: bool,
+                 solver_sides: np.ndarray | None = None) -> Placement:
     """Solver-tolerance-free hyperplanes with the same training routes.
     Univariate (ranks): a unit coefficient and the integer rank threshold
     "smallest rank on the positive side", exact.  Multivariate: ||a||_1 = 1
     with dust removed, and the threshold halfway between the training
-    projections on either side (computed as the model computes them)."""
+    projections on either side (computed as the model computes them).
+
+    ``solver_sides`` (points x nodes: 1 positive, 0 negative, -1 no flow;
+    :func:`~optimaltrees.search.diagram.formulation.sides_from_vector`): the
+    sides the solver's flows chose.  A MILP solution may put a point on the
+    positive side with its projection a feasibility tolerance *below* b (a
+    big-M row relaxed by a flow of 0.9999993); the raw hyperplane would then
+    send it the other way, so the threshold is placed between the sides the
+    flows say, wherever the hyperplane still separates them."""
     plc = plc.copy()
     for layer in range(skeleton.depth):
         _, path, sides = plc.route(skeleton, points.X)
@@ -228,6 +238,9 @@ def clean_splits(plc: Placement, points: Points, skeleton: Skeleton, *, univaria
             a = plc.coef[u].copy()
             at = path[:, layer] == u
             pos = sides[at, layer]
+            if solver_sides is not None and not univariate:
+                chosen = solver_sides[at, u]
+                pos = np.where(chosen >= 0, chosen == 1, pos)
             if univariate:
                 j = int(np.argmax(np.abs(a)))
                 plc.coef[u] = 0.0
@@ -488,6 +501,7 @@ def train_diagram(enc: Encoding, skeleton: Skeleton, settings: Settings, *, dead
         status = f"{source} ({res.status})"
     if res.x is not None and res.objective < best_obj - 1e-9:
         plc = clean_splits(placement_from_vector(milp, skeleton, res.x), points, skeleton,
+                           solver_sides=sides_from_vector(milp, res.x),
                            univariate=enc.univariate)
         cand = enc.to_model(plc, skeleton)
         cand_check = verify(cand, enc, skeleton, settings)
