@@ -477,5 +477,4 @@ def sides_from_vector(milp: Milp, x: np.ndarray) -> np.ndarray:
     """(points, nodes): the side of each node a solver's answer sends each
     point's flow to: 1 positive, 0 negative, -1 where the point does not pass."""
     wn, wp = x[milp.index["wn"]], x[milp.index["wp"]]
-    return np.where(wn + wp > 0.5, (wp > wn).astype(np.int8), np.int8(-1)).astype(np.int8)
-
+    return np.where(wn + wp > 0.5, wp > wn, -1).astype(np.int8)
