@@ -89,6 +89,51 @@ def test_diagrams_suite_end_to_end(table, tmp_path):
     assert (tmp_path / "out" / "d-example.png").is_file() and "](d-example.png)" in text
 
 
+def test_alpha_is_chosen_on_validation_rows_only():
+    from optimaltrees.bench.suites.diagrams import calibrated
+
+    def rec(alpha, val, test, nodes, dataset="d", method="diagram-uni"):
+        return dict(dataset=dataset, seed=0, skeleton="I", method=method, alpha=alpha, val_acc=val,
+                    test_acc=test, nodes=nodes)
+
+    ok = [rec(0.01, 0.80, 0.10, 9), rec(0.1, 0.85, 0.20, 5), rec(0.5, 0.85, 0.90, 3),   # tie: fewer nodes
+          rec(0.01, 0.70, 0.99, 4, "e"), rec(0.1, 0.70, 0.50, 4, "e"),                 # tie: larger alpha
+          rec(0.01, 0.99, 0.99, 1, "f"),                                               # a missing alpha
+          rec(0.1, 1.0, 1.0, 1, "d", "tree-uni")]
+    chosen = calibrated(ok, "diagram-uni", [0.01, 0.1, 0.5])
+    assert set(chosen) == {("d", 0, "I")} and chosen[("d", 0, "I")]["alpha"] == 0.5
+    chosen = calibrated(ok, "diagram-uni", [0.01, 0.1])
+    assert set(chosen) == {("d", 0, "I"), ("e", 0, "I")}
+    assert chosen[("d", 0, "I")]["alpha"] == 0.1 and chosen[("e", 0, "I")]["alpha"] == 0.1
+
+
+def test_pruned_cart_keeps_the_path_alpha_best_on_validation(table):
+    from sklearn.tree import DecisionTreeClassifier
+
+    from optimaltrees.bench.fits import _split, cart_pruned_split
+
+    rec = cart_pruned_split(data=str(table), seed=1, depth=4)
+    (tr, va, te), _, _ = _split(str(table), 1, (0.5, 0.25, 0.25))
+    path = DecisionTreeClassifier(max_depth=4, random_state=1).cost_complexity_pruning_path(*tr).ccp_alphas
+    scores = {float(a): np.mean(DecisionTreeClassifier(max_depth=4, random_state=1, ccp_alpha=float(a))
+                                .fit(*tr).predict(va[0]) == va[1]) for a in path}
+    assert rec["val_acc"] == max(scores.values()) and scores[rec["ccp_alpha"]] == rec["val_acc"]
+    assert rec["ccp_alpha"] == max(a for a, s in scores.items() if s == rec["val_acc"])   # ties: smaller tree
+    assert rec["candidates"] == len(set(path)) and 0 <= rec["test_acc"] <= 1
+
+
+def test_diagrams_suite_reports_alpha_chosen_on_validation(table, tmp_path):
+    args = _suite_args("diagrams", ["--data-dir", str(table.parent), "--datasets", "tiny", "--skeletons", "I",
+                                    "--methods", "diagram-uni", "cart", "cart-pruned", "--alpha", "0.01", "0.5",
+                                    "--time-limit", "5"], tmp_path / "out" / "d.md")
+    out = run_suite("diagrams", args)
+    text, records = out.read_text(), _records(out)
+    assert sorted(r.get("alpha", -1) for r in records) == [-1, -1, 0.01, 0.5]
+    assert "| diagram-uni | 1 |" in text and "alpha = 0.01;" in text     # the protocol's rows: one alpha
+    assert "## Alpha chosen on the validation split" in text and "with alpha chosen on the validation" in text
+    assert (tmp_path / "out" / "models" / "tiny-s0-I-diagram-uni-a0.5.json").is_file()
+
+
 def test_a_diagram_record_says_how_far_the_sat_node_bound_got():
     from optimaltrees.bench.fits import _node_bound_record
 
