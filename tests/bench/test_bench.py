@@ -124,11 +124,12 @@ def test_pruned_cart_keeps_the_path_alpha_best_on_validation(table):
 
 def test_diagrams_suite_reports_alpha_chosen_on_validation(table, tmp_path):
     args = _suite_args("diagrams", ["--data-dir", str(table.parent), "--datasets", "tiny", "--skeletons", "I",
-                                    "--methods", "diagram-uni", "cart", "cart-pruned", "--alpha", "0.01", "0.5",
-                                    "--time-limit", "5"], tmp_path / "out" / "d.md")
+                                    "--methods", "diagram-uni", "tree-uni", "cart", "cart-pruned",
+                                    "--alpha", "0.01", "0.5", "--calibrate", "diagram-uni", "--time-limit", "5"], tmp_path / "out" / "d.md")
     out = run_suite("diagrams", args)
     text, records = out.read_text(), _records(out)
-    assert sorted(r.get("alpha", -1) for r in records) == [-1, -1, 0.01, 0.5]
+    assert sorted((r["method"], r.get("alpha", -1)) for r in records) == [
+        ("cart", -1), ("cart-pruned", -1), ("diagram-uni", 0.01), ("diagram-uni", 0.5), ("tree-uni", 0.01)]
     assert "| diagram-uni | 1 |" in text and "alpha = 0.01;" in text     # the protocol's rows: one alpha
     assert "## Alpha chosen on the validation split" in text and "with alpha chosen on the validation" in text
     assert (tmp_path / "out" / "models" / "tiny-s0-I-diagram-uni-a0.5.json").is_file()

@@ -44,6 +44,8 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
                     help="node price(s); the first is the protocol's (the summary, targets and tables), "
                          "more values add a section where each run's alpha is chosen on the validation "
                          "split, as the paper calibrates it (0.01 0.1 0.2 0.5 1)")
+    ap.add_argument("--calibrate", nargs="+", choices=MILP_METHODS, default=None,
+                    help="the methods run at every --alpha (default: all); the others run at the first only")
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per fit (heuristic + MILP)")
 
 
@@ -72,7 +74,8 @@ def plan(args, out_dir: Path) -> list[Job]:
                                         key, time_limit=args.time_limit))
                         continue
                     kind, splits = method.split("-")
-                    for alpha in _alphas(args):
+                    calibrate = getattr(args, "calibrate", None)
+                    for alpha in _alphas(args) if calibrate is None or method in calibrate else _alphas(args)[:1]:
                         tag = "" if alpha == _alphas(args)[0] else f"-a{alpha:g}"
                         save = models / f"{name}-s{seed}-{sk}-{method}{tag}.json"
                         params = dict(data=str(path), seed=seed, skeleton=list(SKELETONS[sk]),
