@@ -129,8 +129,9 @@ def cart_pruned_split(*, data: str, seed: int, depth: int, fractions=(0.5, 0.25,
     (tr, va, te), names, shape = _split(data, seed, fractions)
     with _Clock() as clock:
         path = DecisionTreeClassifier(max_depth=depth, random_state=seed).cost_complexity_pruning_path(*tr)
+        candidates = np.unique(path.ccp_alphas)
         best = None
-        for ccp in np.unique(path.ccp_alphas):        # increasing: later = smaller tree
+        for ccp in candidates:                        # increasing: later = smaller tree
             model = DecisionTreeClassifier(max_depth=depth, random_state=seed, ccp_alpha=float(ccp)).fit(*tr)
             score = _accuracy(model, *va)
             if best is None or score >= best[0]:
@@ -138,7 +139,7 @@ def cart_pruned_split(*, data: str, seed: int, depth: int, fractions=(0.5, 0.25,
     score, ccp, model = best
     return dict(n=shape[0], p=shape[1], seconds=clock.seconds, cpu_seconds=clock.cpu_seconds,
                 train_acc=_accuracy(model, *tr), val_acc=score, test_acc=_accuracy(model, *te),
-                optimal=False, ccp_alpha=ccp, candidates=int(len(np.unique(path.ccp_alphas))),
+                optimal=False, ccp_alpha=ccp, candidates=int(len(candidates)),
                 nodes=int(np.sum(model.tree_.children_left >= 0)))
 
 

@@ -59,6 +59,7 @@ def plan(args, out_dir: Path) -> list[Job]:
     names = sorted(p.stem for p in data_dir.glob("*.csv")) if args.datasets == ["all"] else args.datasets
     models = out_dir / "models"
     models.mkdir(parents=True, exist_ok=True)
+    alphas, calibrate = _alphas(args), getattr(args, "calibrate", None)
     jobs = []
     for name in names:
         path = data_dir / f"{name}.csv"
@@ -79,9 +80,8 @@ def plan(args, out_dir: Path) -> list[Job]:
                                         key, time_limit=args.time_limit))
                         continue
                     kind, splits = method.split("-")
-                    calibrate = getattr(args, "calibrate", None)
-                    for alpha in _alphas(args) if calibrate is None or method in calibrate else _alphas(args)[:1]:
-                        tag = "" if alpha == _alphas(args)[0] else f"-a{alpha:g}"
+                    for alpha in alphas if calibrate is None or method in calibrate else alphas[:1]:
+                        tag = "" if alpha == alphas[0] else f"-a{alpha:g}"
                         save = models / f"{name}-s{seed}-{sk}-{method}{tag}.json"
                         params = dict(data=str(path), seed=seed, skeleton=list(SKELETONS[sk]),
                                       splits="univariate" if splits == "uni" else "multivariate",
