@@ -79,14 +79,14 @@ def _as_columns(X, allow_missing: bool = False) -> tuple[list[np.ndarray], list[
     pandas_categorical: list[bool]
     if hasattr(X, "columns") and hasattr(X, "iloc"):          # a pandas DataFrame
         names = [str(c) for c in X.columns]
-        missing = [names[i] for i in range(X.shape[1]) if X.iloc[:, i].isna().any()]
+        series = [s for _, s in X.items()]        # a column each, even under repeated names
+        missing = [names[i] for i, s in enumerate(series) if s.isna().any()]
         if missing and not allow_missing:
             raise ValueError(f"Input X contains missing values (NaN/None/NA) in column(s) {missing}; "
                              "missing values are not supported.")
         cols = []
         pandas_categorical = []
-        for i in range(X.shape[1]):
-            s = X.iloc[:, i]
+        for s in series:
             is_cat = str(s.dtype) == "category"
             pandas_categorical.append(is_cat or s.dtype == object or str(s.dtype) in ("string", "str", "bool")
                                       or _pd_text(s))
