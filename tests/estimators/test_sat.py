@@ -64,7 +64,7 @@ def assert_fits(clf, X, y):
        depth_search=st.sampled_from(["auto", "sat", "sat", "dp"]),
        repair=st.sampled_from(["auto", None, (1,), (2, 1)]))
 def test_min_depth_and_size_match_brute_force(data, objective, cardinality, per_round, depth_search, repair):
-    # "auto" frees 4 and 6 levels: a no-op at these depths, hence (1,) and (2, 1)
+    # "auto" frees half the depth, then 0.8 of it (depth 3: 1 then 2 levels)
     X, y = data
     clf = SATTreeClassifier(objective, categorical="none", cardinality=cardinality,
                             examples_per_round=per_round, depth_search=depth_search, repair=repair)
@@ -86,6 +86,45 @@ def test_min_depth_and_size_match_brute_force(data, objective, cardinality, per_
         assert clf.get_n_leaves() == oracle_min_leaves(X, y, depth)
     else:
         assert clf.get_n_leaves() >= oracle_min_leaves(X, y, depth)
+
+
+def test_auto_repair_frees_a_share_of_the_depth():
+    from optimaltrees.search.sat.inference import auto_repair, repair_levels
+
+    assert auto_repair(1) == ()                       # nothing to hold above one level
+    assert auto_repair(2) == (1,)
+    assert auto_repair(3) == (1, 2)
+    assert auto_repair(5) == (2, 4)
+    assert auto_repair(8) == (4, 6)                   # car: the levels tuned there
+    assert repair_levels("auto", 9) == (4, 7)
+    assert repair_levels((2, 5), 9) == (2, 5)         # explicit levels are kept
+
+
+@settings(max_examples=n_examples(80), **SETTINGS)
+@given(seed=st.integers(0, 2**32 - 1), rows=st.integers(12, 40), features=st.integers(3, 7),
+       classes=st.integers(2, 3), cardinality=st.sampled_from(["counter", "totalizer"]),
+       repair=st.sampled_from(["auto", None, (1,), (2, 1)]))
+def test_sat_size_on_deeper_trees_matches_the_dp_route(seed, rows, features, classes, cardinality, repair):
+    """Deeper, non-perfect smallest trees than the brute force can reach
+    (depth 3-6, leaves above the bottom level): here the leaf bound's
+    symmetry breaking (empty sides) decides UNSAT calls.  The oracle is the
+    DP route, itself checked against brute force above."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, size=(rows, features))
+    y = rng.integers(0, classes, size=rows)
+    keep = {}
+    for row, label in zip(map(tuple, X), y):
+        keep.setdefault(row, label)
+    y = np.array([keep[tuple(row)] for row in X])            # consistent labels
+    assume(np.unique(y).size > 1)
+    sat = SATTreeClassifier("size", categorical="none", depth_search="sat", cardinality=cardinality,
+                            repair=repair, time_limit=None).fit(X, y)
+    dp = SATTreeClassifier("size", categorical="none", depth_search="auto", time_limit=None).fit(X, y)
+    note(f"depth {dp.depth_}, leaves dp {dp.get_n_leaves()} sat {sat.get_n_leaves()}")
+    assert_fits(sat, X, y)
+    assert sat.is_optimal_ and dp.is_optimal_
+    assert sat.depth_ == dp.depth_
+    assert sat.get_n_leaves() == dp.get_n_leaves()
 
 
 @pytest.mark.parametrize("per_chain", [0, 10**9])      # always the ordinal columns, always the 0/1 tests

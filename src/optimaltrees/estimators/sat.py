@@ -183,7 +183,8 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
     repair : "auto", None or sequence of int, default="auto"
         Neighbourhood repair (not in the paper): before each full SAT call,
         look for a tree that keeps the last tree's tests except on its bottom
-        ``r`` levels, for each ``r`` in turn ("auto": 4, then 6).  Usually far
+        ``r`` levels, for each ``r`` in turn ("auto": half the depth, then
+        four fifths, e.g. 4 then 6 levels at depth 8).  Usually far
         faster on deep trees; the result is still proven (only a call
         without these assumptions declares a depth infeasible).  None: the
         paper's plain loop.
@@ -280,8 +281,9 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         check_solver_name(self.solver)
         self._repair_levels()
 
-    def _repair_levels(self) -> tuple[int, ...]:
-        """``repair`` as the tuple of bottom levels each repair may change."""
+    def _repair_levels(self) -> tuple[int, ...] | str:
+        """``repair`` as the tuple of bottom levels each repair may change, or
+        "auto" (levels chosen per depth by the search)."""
         if self.repair is None:
             return ()
         if isinstance(self.repair, str):

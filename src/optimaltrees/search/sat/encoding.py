@@ -17,8 +17,10 @@ bound of the size search.  Per-example clauses are generated as numpy blocks
 """
 from __future__ import annotations
 
+from itertools import repeat
+
 import numpy as np
-from pysat.card import CardEnc, EncType, ITotalizer
+from pysat.card import ITotalizer
 from pysat.formula import IDPool
 from pysat.solvers import Solver, SolverNames
 
@@ -38,6 +40,9 @@ PAIRWISE_SYMMETRY_MAX = 64
 #: memory (about 230 bytes a clause as Python lists for MaxSAT, and tens of
 #: bytes inside a SAT solver) or take minutes only to build (~1M clauses/s)
 MAX_LISTED_CLAUSES = 10_000_000
+#: the leaf bound's symmetry breaking adds a clause per (node, feature); above
+#: this many it is left out (it only speeds the search up)
+MAX_CANONICAL_CLAUSES = 2_000_000
 MAX_SOLVER_CLAUSES = 50_000_000
 
 
@@ -109,11 +114,9 @@ def clause_adder(solver: Solver):
         return solver.append_formula
 
     def add_all(clauses) -> None:
-        ok = True
-        for clause in clauses:
-            if not add(handle, clause):
-                ok = False
-        if not ok:
+        # map keeps the loop in C; it stops at a level-0 conflict, after which
+        # the solver is unsatisfiable whatever else is added
+        if not all(map(add, repeat(handle), clauses)):
             inner.status = False
     return add_all
 
@@ -158,11 +161,8 @@ class TreeEncoding:
         self._encoded_set: set[int] = set()
         # F[q, f] for q in 1..N-1 (row 0 unused), C[v, a]
         self.F = np.zeros((self.N, self.m), dtype=np.int64)
-        for q in range(1, self.N):
-            for f in range(self.m):
-                self.F[q, f] = self.pool.id(("F", q, f))
-        self.C = np.array([[self.pool.id(("C", v, a)) for a in range(self.c)] for v in range(self.N)],
-                          dtype=np.int64).reshape(self.N, self.c)
+        self.F[1:] = self.new_vars((self.N - 1, self.m))
+        self.C = self.new_vars((self.N, self.c))
         self._signs = [_path_signs(j) for j in range(depth + 1)]
         self._node_clauses()
         self._symmetry_clauses()
@@ -182,20 +182,37 @@ class TreeEncoding:
             self._append(clauses)
         self.n_clauses += len(clauses)
 
+    def new_vars(self, shape) -> np.ndarray:
+        """A block of fresh variables (numbered in one step: an ``IDPool.id``
+        call a variable was a tenth of iris's fit)."""
+        count = int(np.prod(shape))
+        first = self.pool.top + 1
+        self.pool.top += count
+        return np.arange(first, first + count, dtype=np.int64).reshape(shape)
+
     @property
     def n_vars(self) -> int:
         return self.pool.top
 
     def _node_clauses(self) -> None:
-        """(1) every internal node tests a feature; (2) at most one (pairwise
-        for few features, else python-sat's sequential counter)."""
-        for q in range(1, self.N):
-            lits = self.F[q].tolist()
-            if self.m <= PAIRWISE_AMO_MAX:
-                enc = CardEnc.equals(lits=lits, bound=1, encoding=EncType.pairwise)
-            else:
-                enc = CardEnc.equals(lits=lits, bound=1, vpool=self.pool, encoding=EncType.seqcounter)
-            self._add(enc.clauses)
+        """(1) every internal node tests a feature; (2) at most one: pairwise
+        for few features, else Sinz's sequential counter (s_i = 'one of the
+        first i+1 tests is chosen'), both built as numpy blocks."""
+        F, m = self.F[1:], self.m
+        self._add(F.tolist())                                            # (1)
+        if m < 2:
+            return
+        if m <= PAIRWISE_AMO_MAX:
+            f, g = np.triu_indices(m, 1)
+            self._add(np.stack([-F[:, f], -F[:, g]], axis=2).reshape(-1, 2))
+            return
+        S = self.new_vars((F.shape[0], m - 1))
+        x, s_ = F[:, 1:-1], S[:, 1:]                                     # tests 1..m-2
+        self._add(np.stack([-F[:, 0], S[:, 0]], axis=1))                 # x0 -> s0
+        for block in (np.stack([-x, s_], axis=2), np.stack([-S[:, :-1], s_], axis=2),
+                      np.stack([-x, -S[:, :-1]], axis=2)):
+            self._add(block.reshape(-1, 2))
+        self._add(np.stack([-F[:, -1], -S[:, -1]], axis=1))              # x_last -> not s_{m-2}
 
     def _symmetry_clauses(self) -> None:
         """Symmetry breaking (not in the paper; keeps every optimum): when both
@@ -218,7 +235,7 @@ class TreeEncoding:
             self._add(clauses)
             return
         for q in range(1, self.N >> 1):
-            S = np.array([self.pool.id(("S>", q, f)) for f in range(m - 1)], dtype=np.int64)
+            S = self.new_vars(m - 1)
             f = np.arange(m - 1)
             blocks = [np.stack([-self.F[q, f + 1], S], axis=1),                    # F[q,f+1] -> S[q,f]
                       np.stack([-S[1:], S[:-1]], axis=1),                          # S[q,f+1] -> S[q,f]
@@ -228,7 +245,7 @@ class TreeEncoding:
 
     # -- examples ----------------------------------------------------------------
     def new_example_vars(self, i: int) -> np.ndarray:
-        return np.array([self.pool.id(("X", i, j)) for j in range(self.k)], dtype=np.int64)
+        return self.new_vars(self.k)
 
     def routing_clauses(self, x: np.ndarray, b: np.ndarray) -> list[np.ndarray]:
         """Families (3) and (4) for one example with path variables ``x`` and
@@ -307,6 +324,43 @@ class TreeEncoding:
         else:
             raise ValueError(f"cardinality must be one of {CARDINALITIES}, got {cardinality!r}")
         self.max_leaves_encoded = max_leaves
+        self._canonical_empty_sides(U)
+
+    def _canonical_empty_sides(self, U: list[int]) -> None:
+        """Symmetry breaking for the leaf bound (not in the paper; keeps every
+        bound's answer): a node with no labelled leaf on one side tests its
+        parent's feature, and the empty side is the one away from the parent.
+
+        Why sound: a smallest tree consistent with the encoded examples has
+        no idle split, and Theorem 2's expansion to a perfect tree can push
+        each shallow leaf v down along its parent's test (v's examples all go
+        v's way there), leaving empty subtrees whose nodes also test that
+        feature.  That expansion has exactly these properties, and the f < g
+        rule of :meth:`_symmetry_clauses` still holds on it (a swap there
+        permutes whole non-empty subtrees).  Without it, an UNSAT leaf bound
+        has to refute every feature that sends a node's examples one way
+        (wine: most of its 1,263 tests) on every empty side."""
+        N = self.N
+        if N < 4 or (N - 2) * self.m > MAX_CANONICAL_CLAUSES:
+            return
+        # A[h] for heap nodes h in 2..2N-1: 'the subtree at h has a labelled leaf'
+        A = np.zeros(2 * N, dtype=np.int64)
+        A[N:] = U
+        clauses = []
+        for q in range(N - 1, 1, -1):
+            A[q] = self.pool.id(("A", q))
+            left, right = int(A[2 * q]), int(A[2 * q + 1])
+            clauses += [[-left, int(A[q])], [-right, int(A[q])], [-int(A[q]), left, right]]
+        self._add(clauses)
+        for q in range(2, N):
+            parent, side = q >> 1, q & 1
+            same, away = int(A[2 * q + side]), int(A[2 * q + 1 - side])
+            block = np.empty((self.m + 1, 3), dtype=np.int64)
+            block[0] = (-away, same, same)                               # away non-empty -> same side too
+            block[1:, 0] = away                                          # away empty -> F[q] = F[parent]
+            block[1:, 1] = -self.F[parent]
+            block[1:, 2] = self.F[q]
+            self._add(block)
 
     def at_most_leaves(self, L: int) -> list[int]:
         if self.counter_bound_lits is None:
