@@ -443,6 +443,31 @@ def test_sat_table3_suite_end_to_end(tmp_path):
     assert "iris sat-depth:" in text and "the paper's 0.018 s" in text
 
 
+def test_sat_table3_targets_count_unfinished_folds_and_flag_other_problems():
+    from types import SimpleNamespace
+
+    from optimaltrees.bench.suites.sat_table3 import _targets
+
+    def rec(name, method, seconds, depth=3, dropped=0):
+        status = "ok" if seconds is not None else "killed"
+        return dict(dataset=name, method=method, status=status, seconds=seconds, depth=depth,
+                    dropped=dropped)
+
+    records = ([rec("iris", "sat-depth", t) for t in (0.01, 0.01, 0.5)]          # median 0.01: met
+               + [rec("iris", "sat-size", t) for t in (0.01, None, None)]        # median: unfinished
+               + [rec("wine", "sat-depth", t) for t in (0.1, 0.2, None)]         # median 0.2 (the killed fold is slowest)
+               + [rec("monks2", "sat-size", None, dropped=12)] * 3
+               + [rec("monks2", "auto-depth", 0.3, depth=10)] * 3)
+    args = SimpleNamespace(datasets=["iris", "wine", "monks2"], limit=120.0)
+    text = "\n".join(_targets(records, args))
+    assert "- iris sat-depth: 0.010 s vs the paper's 0.018 s: met" in text
+    assert "- iris sat-size: 2 of 3 folds without an answer in 120 s vs the paper's 0.03 s: not met" in text
+    assert "- wine sat-depth: 0.200 s vs the paper's 0.6 s: met" in text
+    assert ("- monks2 sat-size: 3 of 3 folds without an answer in 120 s vs the paper's 9.1 s: not met; "
+            "not the paper's problem (mean depth 10 against the paper's 5.8, up to 12 conflicting rows "
+            "dropped)") in text
+
+
 def test_sat_artificial_suite_end_to_end(tmp_path):
     out = tmp_path / "art.md"
     args = _suite_args("sat-artificial", ["--generators", "2", "--examples", "30", "600",
