@@ -341,8 +341,9 @@ class TreeEncoding:
         has to refute every feature that sends a node's examples one way
         (wine: most of its 1,263 tests) on every empty side."""
         N = self.N
-        if N < 4 or (N - 2) * self.m > MAX_CANONICAL_CLAUSES:
-            return
+        added = (N - 2) * (self.m + 4)
+        if N < 4 or added > MAX_CANONICAL_CLAUSES or self.n_clauses + added > self.max_clauses:
+            return                       # an optional speed-up: never the reason a formula is refused
         # A[h] for heap nodes h in 2..2N-1: 'the subtree at h has a labelled leaf'
         A = np.zeros(2 * N, dtype=np.int64)
         A[N:] = U
