@@ -347,21 +347,19 @@ class TreeEncoding:
         # A[h] for heap nodes h in 2..2N-1: 'the subtree at h has a labelled leaf'
         A = np.zeros(2 * N, dtype=np.int64)
         A[N:] = U
-        clauses = []
-        for q in range(N - 1, 1, -1):
-            A[q] = self.pool.id(("A", q))
-            left, right = int(A[2 * q]), int(A[2 * q + 1])
-            clauses += [[-left, int(A[q])], [-right, int(A[q])], [-int(A[q]), left, right]]
-        self._add(clauses)
-        for q in range(2, N):
-            parent, side = q >> 1, q & 1
-            same, away = int(A[2 * q + side]), int(A[2 * q + 1 - side])
-            block = np.empty((self.m + 1, 3), dtype=np.int64)
-            block[0] = (-away, same, same)                               # away non-empty -> same side too
-            block[1:, 0] = away                                          # away empty -> F[q] = F[parent]
-            block[1:, 1] = -self.F[parent]
-            block[1:, 2] = self.F[q]
-            self._add(block)
+        A[2:N] = self.new_vars(N - 2)
+        q = np.arange(2, N)
+        for child in (2 * q, 2 * q + 1):                      # A[q] <-> A[2q] or A[2q+1]
+            self._add(np.stack([-A[child], A[q]], axis=1))
+        self._add(np.stack([-A[q], A[2 * q], A[2 * q + 1]], axis=1))
+        side = q & 1
+        same, away = A[2 * q + side], A[2 * q + 1 - side]
+        self._add(np.stack([-away, same], axis=1))            # away non-empty -> same side too
+        block = np.empty((N - 2, self.m, 3), dtype=np.int64)  # away empty -> F[q] = F[parent]
+        block[:, :, 0] = away[:, None]
+        block[:, :, 1] = -self.F[q >> 1]
+        block[:, :, 2] = self.F[q]
+        self._add(block.reshape(-1, 3))
 
     def at_most_leaves(self, L: int) -> list[int]:
         if self.counter_bound_lits is None:
