@@ -405,6 +405,33 @@ def test_clauses_reach_the_solver_and_a_conflict_is_kept(solver):
         assert not s.solve(assumptions=[1])
 
 
+@pytest.mark.parametrize("solver", ["glucose4", "minisat22", "cadical195", "lingeling"])
+def test_decode_reads_the_tree_from_any_model_layout(solver):
+    """decode reads the tree's variables from the head of python-sat's model
+    (variable v at index v - 1); a model in another layout (here reversed,
+    or only the true literals) is read whole and gives the same tree."""
+    from optimaltrees.search.sat.encoding import TreeEncoding
+
+    rng = np.random.default_rng(3)
+    B = rng.integers(0, 2, size=(12, 5)).astype(np.uint8)
+    y = (B[:, 0] ^ B[:, 2]).astype(np.int64)
+    enc = TreeEncoding(B, y, 2, 2, solver=solver)
+    try:
+        enc.add_examples(range(12))
+        assert enc.solve()
+        nodes, leaves = enc.decode()
+        model = enc.solver.get_model()
+        assert len(model) > int(enc.C[-1, -1])          # examples' variables follow the tree's
+        for other in (model[::-1], [v for v in model if v > 0]):
+            enc.solver.get_model = lambda other=other: other
+            got_nodes, got_leaves = enc.decode()
+            assert np.array_equal(got_nodes, nodes) and np.array_equal(got_leaves, leaves)
+        predicted = leaves[(B[np.arange(12), nodes[2 + B[:, nodes[1]]]] + 2 * B[:, nodes[1]])]
+        assert np.array_equal(predicted, y)
+    finally:
+        enc.delete()
+
+
 @pytest.mark.parametrize("params, error, match", [
     (dict(objective="tiny"), ValueError, r"'objective' parameter of SATTreeClassifier must be a str among .* Got 'tiny'"),
     (dict(solver="nosuchsolver"), ValueError, "unknown SAT solver"),

@@ -380,10 +380,18 @@ class TreeEncoding:
         """(node_feature (N,), leaf_class (N,)) from the last model; node 0 is
         unused, leaf_class is -1 where the model labels a leaf with no class or
         with several (only leaves no encoded example reaches)."""
-        model = np.asarray(self.solver.get_model(), dtype=np.int64)
-        truth = np.zeros(self.pool.top + 1, dtype=bool)
-        pos = model[model > 0]
-        truth[pos[pos <= self.pool.top]] = True
+        model = self.solver.get_model()
+        top = int(self.C[-1, -1])                # F and C are the formula's first variables
+        if len(model) >= top and abs(model[top - 1]) == top:
+            # python-sat lists variable v at index v - 1: read only the tree's
+            # variables (the whole model, examples included, was a tenth of an iris fit)
+            truth = np.zeros(top + 1, dtype=bool)
+            truth[1:] = np.asarray(model[:top], dtype=np.int64) > 0
+        else:
+            model = np.asarray(model, dtype=np.int64)
+            truth = np.zeros(self.pool.top + 1, dtype=bool)
+            pos = model[model > 0]
+            truth[pos[pos <= self.pool.top]] = True
         F = truth[self.F[1:]]                     # (N-1, m)
         node_feature = np.full(self.N, -1, dtype=np.int64)
         node_feature[1:] = np.argmax(F, axis=1)
