@@ -191,3 +191,18 @@ def test_two_threads_share_the_work_of_one_feature():
     assert two.objective == two.lower_bound == one.objective
     assert two.stats["threads"] == 2
     assert min(two.stats["subproblems_per_thread"]) > 0
+
+
+def test_contree_order_steps_go_on_only_while_they_find_better_trees():
+    """The root alternates best-first steps with ConTree's order; once
+    ConTree's steps stop improving the incumbent they become sparse, so a
+    long search takes far fewer than half of its steps in that order (the
+    strict alternation took half); two threads sharing the frontier prove
+    the same optimum."""
+    X, y = _noisy(400, 4, 5)
+    out = search_tree(X, y, 2, 3)
+    steps, dives = out.stats["root_steps"], out.stats["root_dives"]
+    assert steps > 64 and 1 <= dives < steps / 4, (steps, dives)
+    two = search_tree(X, y, 2, 3, n_threads=2)
+    assert two.objective == two.lower_bound == out.objective == out.lower_bound
+    assert two.stats["root_steps"] >= 1 and two.stats["root_dives"] <= two.stats["root_steps"]

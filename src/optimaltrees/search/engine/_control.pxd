@@ -54,7 +54,8 @@ cdef class SharedRoot:
     cdef vector[int] first_w               # per feature: its best Gini threshold, -1 once evaluated
     cdef vector[double] in_flight          # per engine: the bound of the interval it expands (INFINITY: none)
     cdef long long seq                     # intervals queued so far (the tie-break)
-    cdef long long steps                   # intervals taken so far (odd: ConTree's order, even: best first)
+    cdef long long steps                   # intervals taken so far (odd: ConTree's order while it pays, see dives_idle)
+    cdef long long dives_idle              # ConTree-order steps since the root's incumbent last improved
     cdef double evaluated_lb               # least bound of every threshold evaluated
     cdef double bound                      # the root's lower bound proven so far (only rises)
     cdef int busy                          # engines expanding an interval now

@@ -54,6 +54,7 @@ cdef class SharedRoot:
             self.in_flight[k] = INFINITY
         self.seq = 0
         self.steps = 0
+        self.dives_idle = 0
         self.evaluated_lb = INFINITY
         self.bound = known_lb
         self.busy = 0
