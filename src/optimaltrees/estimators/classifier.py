@@ -141,7 +141,8 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
     fractions of the total weight, ``train_error_``, ``objective_`` and
     ``lower_bound_`` are in weight, and ``tree_.value`` holds class weights.
     Weighted data always takes the sorted-order layout (the bitset layout
-    counts rows), so weighted fits on binary features are slower.
+    counts rows), so weighted fits on binary features are slower.  Weights
+    that are all 1 are no weights: the fit is the unweighted one.
 
     Missing values (NaN, None, pandas NA) are searched, not imputed: every
     split also chooses the side the rows with a missing value take (both are
@@ -264,6 +265,10 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         y_index = y_index.reshape(-1)
         self.n_classes_ = len(self.classes_)
         weight = check_fit_weights(sample_weight, self.class_weight, y_index, self.classes_)
+        if weight is not None and (weight == 1.0).all():
+            # unit weights are the unweighted problem: the same search (and so
+            # the same tree among equal optima) on the faster unweighted paths
+            weight = None
         # costs and gaps are fractions of the data: of its rows, or of its weight
         n = X.shape[0] if weight is None else float(weight.sum())
         node_cost = float(self.complexity_cost) * n
