@@ -130,6 +130,10 @@ def test_unit_weights_change_nothing():
     assert plain.objective_ == ones.objective_
     assert scaled.objective_ == pytest.approx(0.37 * plain.objective_)
     assert np.array_equal(plain.predict(X), ones.predict(X))
+    # the same search (unit weights take the unweighted one), reported as weights
+    assert np.array_equal(plain.tree_.feature, ones.tree_.feature)
+    assert np.array_equal(plain.tree_.threshold, ones.tree_.threshold)
+    assert ones.tree_.weighted and not plain.tree_.weighted
 
 
 def test_balanced_class_weight_maximises_balanced_accuracy():

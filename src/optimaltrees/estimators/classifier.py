@@ -142,7 +142,7 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
     ``lower_bound_`` are in weight, and ``tree_.value`` holds class weights.
     Weighted data always takes the sorted-order layout (the bitset layout
     counts rows), so weighted fits on binary features are slower.  Weights
-    that are all 1 are no weights: the fit is the unweighted one.
+    that are all 1 search as no weights (the same tree as an unweighted fit).
 
     Missing values (NaN, None, pandas NA) are searched, not imputed: every
     split also chooses the side the rows with a missing value take (both are
@@ -265,10 +265,10 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         y_index = y_index.reshape(-1)
         self.n_classes_ = len(self.classes_)
         weight = check_fit_weights(sample_weight, self.class_weight, y_index, self.classes_)
-        if weight is not None and (weight == 1.0).all():
-            # unit weights are the unweighted problem: the same search (and so
-            # the same tree among equal optima) on the faster unweighted paths
-            weight = None
+        # unit weights are the unweighted problem: the same search (and so the
+        # same tree among equal optima) on the faster unweighted paths; the
+        # fitted tree still reports weights, as the user gave them
+        search_weight = None if weight is not None and (weight == 1.0).all() else weight
         # costs and gaps are fractions of the data: of its rows, or of its weight
         n = X.shape[0] if weight is None else float(weight.sum())
         node_cost = float(self.complexity_cost) * n
@@ -297,7 +297,7 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
                 callback=callback if (line is not None or user_callback is not None) else None,
                 progress_every=0.2 if line is not None else 0.5,
                 clock_start=start,
-                sample_weight=weight,
+                sample_weight=search_weight,
                 max_bins=self.max_bins,
                 cluster=self.cluster,
             )
@@ -305,6 +305,8 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             if line is not None:
                 line.close()
         tree = result.tree
+        if weight is not None:
+            tree.weighted = True            # (unit weights: its counts are the weights)
         errors = tree.training_errors() if weight is None else tree.weighted_errors()
         objective = errors + node_cost * tree.n_branch_nodes
         # The search's value is recomputed from the exported tree: a mismatch is
