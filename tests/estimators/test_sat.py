@@ -127,6 +127,99 @@ def test_sat_size_on_deeper_trees_matches_the_dp_route(seed, rows, features, cla
     assert sat.get_n_leaves() == dp.get_n_leaves()
 
 
+@settings(max_examples=n_examples(100), **SETTINGS)
+@given(data=instances(max_n=10, max_features=3, max_classes=4), objective=st.sampled_from(["depth", "size"]),
+       min_chain=st.sampled_from([2, 3, 10**9]), repair=st.sampled_from(["auto", None]))
+def test_threshold_chains_keep_the_brute_force_optimum(data, objective, min_chain, repair):
+    """Pure SAT with a numeric column's thresholds as one ordered chain (order
+    variables, two routing clauses per node) instead of independent tests:
+    the same minimum depth and size.  Short chains are forced on here (the
+    default keeps chains of 4 or more)."""
+    import optimaltrees.search.sat.problem as problem_module
+
+    X, y = data
+    assume(not has_conflicts(X, y))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(problem_module, "MIN_CHAIN", min_chain)
+        clf = SATTreeClassifier(objective, categorical="none", depth_search="sat", repair=repair,
+                                time_limit=None).fit(X, y)
+    depth = oracle_min_depth(X, y)
+    note(f"chained {clf.stats_['boolean_features_chained']} of {clf.stats_['boolean_features_kept']}")
+    assert_fits(clf, X, y)
+    assert clf.is_optimal_ and clf.depth_ == depth
+    if min_chain > 10:
+        assert clf.stats_["boolean_features_chained"] == 0
+    leaves = oracle_min_leaves(X, y, depth)
+    assert clf.get_n_leaves() == leaves if objective == "size" else clf.get_n_leaves() >= leaves
+
+
+@settings(max_examples=n_examples(60), **SETTINGS)
+@given(seed=st.integers(0, 2**32 - 1), rows=st.integers(12, 40), features=st.integers(1, 4),
+       values=st.integers(5, 30), classes=st.integers(2, 4), objective=st.sampled_from(["depth", "size"]))
+def test_long_threshold_chains_match_the_dp_route(seed, rows, features, values, classes, objective):
+    """Numeric columns with many values: chains of 4+ thresholds are on by
+    default, so the formula the solver sees is the chained one; its minimum
+    depth and size must be the DP route's (itself brute-force checked)."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, values, size=(rows, features)).astype(float)
+    X[rng.random(X.shape) < 0.1] += 0.5                       # some values between the integers
+    y = rng.integers(0, classes, size=rows)
+    keep = {}
+    for row, label in zip(map(tuple, X), y):
+        keep.setdefault(row, label)
+    y = np.array([keep[tuple(row)] for row in X])
+    assume(np.unique(y).size > 1)
+    sat = SATTreeClassifier(objective, categorical="none", depth_search="sat", time_limit=None).fit(X, y)
+    dp = SATTreeClassifier(objective, categorical="none", depth_search="auto", time_limit=None).fit(X, y)
+    note(f"chained {sat.stats_['boolean_features_chained']} of {sat.stats_['boolean_features_kept']}")
+    assume(sat.stats_["boolean_features_chained"] > 0)
+    assert_fits(sat, X, y)
+    assert sat.is_optimal_ and sat.depth_ == dp.depth_
+    if objective == "size":
+        assert sat.get_n_leaves() == dp.get_n_leaves()
+
+
+def test_nested_chains_keep_only_groups_the_rows_confirm():
+    from optimaltrees.search.sat.problem import nested_chains
+
+    x = np.array([0, 1, 2, 3, 4, 5])
+    B = np.stack([x > t for t in (2, 0, 4, 1, 3)] + [x % 2 == 0], axis=1).astype(np.uint8)
+    # columns 0-4 are thresholds of x (given out of order); 5 is not nested with them
+    chains = nested_chains(B, [np.array([0, 1, 2, 3, 4])], min_length=4)
+    assert [c.tolist() for c in chains] == [[1, 3, 0, 4, 2], [5]]      # true-sets shrink along it
+    ones = B[:, chains[0]]
+    assert (ones[:, :-1] >= ones[:, 1:]).all()
+    # a group that does not nest, or is too short, stays single tests
+    assert [c.tolist() for c in nested_chains(B, [np.array([0, 1, 5])], min_length=2)] == \
+        [[0], [1], [5], [2], [3], [4]]
+    assert [c.tolist() for c in nested_chains(B, [np.array([0, 1, 2])], min_length=4)] == \
+        [[0], [1], [2], [3], [4], [5]]
+    # every column appears exactly once, also when groups overlap
+    chains = nested_chains(B, [np.array([0, 1, 2, 3]), np.array([3, 4])], min_length=2)
+    assert sorted(int(f) for c in chains for f in c) == list(range(6))
+
+
+def test_real_thresholds_are_chained_and_the_formula_shrinks():
+    """iris's 4 numeric columns: every kept test is in a chain, and the
+    formula is a fraction of the one with single tests (same tree sizes)."""
+    import optimaltrees.search.sat.problem as problem_module
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    X, idx = np.unique(X, axis=0, return_index=True)
+    y = y[idx]
+    chained = SATTreeClassifier("size", depth_search="sat", time_limit=None).fit(X, y)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(problem_module, "MIN_CHAIN", 10**9)
+        single = SATTreeClassifier("size", depth_search="sat", time_limit=None).fit(X, y)
+    assert chained.stats_["boolean_features_chained"] == chained.stats_["boolean_features_kept"]
+    assert single.stats_["boolean_features_chained"] == 0
+    assert (chained.depth_, chained.n_nodes_) == (single.depth_, single.n_nodes_)
+    assert chained.is_optimal_ and single.is_optimal_
+    per_example = [s.stats_["clauses"] / s.stats_["examples_encoded"] for s in (chained, single)]
+    assert per_example[0] < 0.5 * per_example[1]
+
+
 @pytest.mark.parametrize("per_chain", [0, 10**9])      # always the ordinal columns, always the 0/1 tests
 @settings(max_examples=n_examples(60), **SETTINGS)
 @given(data=instances(max_n=10, max_features=3, max_classes=4), objective=st.sampled_from(["depth", "size"]))
@@ -633,3 +726,21 @@ def test_bundled_mouse_and_renamed_export():
         clf.export_text(feature_names=["a", "b"])
     dp = OptimalTreeClassifier(max_depth=1).fit(X.astype(float), y)
     assert dp.export_text(feature_names=names).startswith("|--- ")
+
+
+def test_a_model_that_breaks_its_own_formula_is_an_error_not_a_hang(monkeypatch):
+    """The loop adds misclassified examples; one already in the formula would
+    come back forever (an encoding bug): it must raise instead."""
+    from optimaltrees.search.sat.encoding import TreeEncoding
+
+    real = TreeEncoding.decode
+
+    def wrong_labels(self):
+        node_feature, leaf_class = real(self)
+        return node_feature, np.where(leaf_class >= 0, (leaf_class + 1) % self.c, leaf_class)
+
+    monkeypatch.setattr(TreeEncoding, "decode", wrong_labels)
+    X = np.array([[0, 0], [0, 1], [1, 0], [1, 1]] * 2, dtype=float)
+    y = np.array([0, 1, 1, 0] * 2)
+    with pytest.raises(RuntimeError, match="misclassifies an example of its own formula"):
+        SATTreeClassifier("depth", depth_search="sat", time_limit=None).fit(X, y)

@@ -355,7 +355,8 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         errors_mode = self.objective == "errors"
         # a perfect tree misclassifies nothing whatever the weights; they still
         # weigh the rows for the greedy fallback, as repeated rows would
-        problem = prepare(B, y_index, self.n_classes_, allow_conflicts=errors_mode, weight=weight)
+        problem = prepare(B, y_index, self.n_classes_, allow_conflicts=errors_mode, weight=weight,
+                          chains=test_chains(binarizer.tests_))
         order = None
         if self.random_state is not None:
             order = np.random.default_rng(self.random_state).permutation(problem.n_rows)
@@ -532,6 +533,8 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             "perfect_nodes": (1 << ((result.tree.depth if source == "search" else self.depth_) + 1)) - 1,
             "examples_encoded": stats.examples_encoded, "distinct_examples": problem.n_rows,
             "boolean_features": n_tests, "boolean_features_kept": int(problem.columns.size),
+            # kept tests the SAT formula encodes as ordered thresholds (see nested_chains)
+            "boolean_features_chained": sum(c.size for c in problem.chains or () if c.size > 1),
             "sat_calls": stats.sat_calls, "rounds": stats.rounds, "repaired": stats.repaired,
             "variables": stats.variables, "clauses": stats.clauses,
             "solve_seconds": stats.solve_seconds, "depths_tried": list(stats.depths_tried),

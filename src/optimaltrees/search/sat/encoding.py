@@ -7,7 +7,11 @@ node N + v.  The variables (see ``../shared/papers/notes/satdepth.md``):
 * ``F[q, f]``   internal node q tests Boolean feature f;
 * ``C[v, a]``   leaf v predicts class a;
 * ``X[i, j]``   example i goes right at depth j (its k bits spell its leaf);
-* ``U[v]``      leaf v is labelled (only for the size bound).
+* ``U[v]``      leaf v is labelled (only for the size bound);
+* ``T[q, f]``   for tests in a chain (a numeric column's thresholds, in
+  order): q tests that chain at f's position or later.  Routing is stated on
+  these, two clauses per (node, column) instead of one per (node, threshold);
+  without chains, T is F and the clauses are the paper's.
 
 Clause families (1)-(6) of the paper are added per node once and per example
 when the example joins the formula; the size bound (7)-(10) is a leaf counter
@@ -142,7 +146,7 @@ class TreeEncoding:
     """
 
     def __init__(self, B: np.ndarray, y: np.ndarray, n_classes: int, depth: int,
-                 solver: str | None = "glucose4") -> None:
+                 solver: str | None = "glucose4", chains: list[np.ndarray] | None = None) -> None:
         if depth < 1:
             raise ValueError("the SAT encoding needs depth >= 1")
         self.B = np.ascontiguousarray(B, dtype=np.uint8)     # rows cast to int64 when encoded
@@ -158,12 +162,13 @@ class TreeEncoding:
         self.n_clauses = 0
         self.max_clauses = MAX_SOLVER_CLAUSES if solver is not None else MAX_LISTED_CLAUSES
         self.encoded: list[int] = []
-        self._encoded_set: set[int] = set()
+        self.is_encoded = np.zeros(self.B.shape[0], dtype=bool)
         # F[q, f] for q in 1..N-1 (row 0 unused), C[v, a]
         self.F = np.zeros((self.N, self.m), dtype=np.int64)
         self.F[1:] = self.new_vars((self.N - 1, self.m))
         self.C = self.new_vars((self.N, self.c))
         self._signs = [_path_signs(j) for j in range(depth + 1)]
+        self._chain_clauses(chains)
         self._node_clauses()
         self._symmetry_clauses()
         self.counter_bound_lits: dict[int, int] | None = None
@@ -197,8 +202,11 @@ class TreeEncoding:
     def _node_clauses(self) -> None:
         """(1) every internal node tests a feature; (2) at most one: pairwise
         for few features, else Sinz's sequential counter (s_i = 'one of the
-        first i+1 tests is chosen'), both built as numpy blocks."""
-        F, m = self.F[1:], self.m
+        first i+1 tests is chosen'), both built as numpy blocks.  Over the
+        chains' heads ('tests chain c'): within a chain the order variables
+        already allow one test (with single tests, the paper's clauses)."""
+        F = self.T[1:, self.chain_cols[self.chain_start]]
+        m = F.shape[1]
         self._add(F.tolist())                                            # (1)
         if m < 2:
             return
@@ -213,6 +221,42 @@ class TreeEncoding:
                       np.stack([-x, -S[:, :-1]], axis=2)):
             self._add(block.reshape(-1, 2))
         self._add(np.stack([-F[:, -1], -S[:, -1]], axis=1))              # x_last -> not s_{m-2}
+
+    def _chain_clauses(self, chains: list[np.ndarray] | None) -> None:
+        """Order variables for nested tests (a numeric column's thresholds).
+
+        ``chains`` partition the columns; each lists tests whose true-sets
+        shrink along it (``B[:, c[0]] >= B[:, c[1]] >= ...`` on every row), so a
+        row is true on exactly its first r tests.  ``T[q, c[j]]`` means 'q tests
+        chain c at position j or later' (``T[q, c[0]]``: q tests the chain at
+        all); the last position's T is its F.  An example then needs at most
+        two routing clauses per (node, chain) instead of one per (node, test):
+        wine's 1,074 threshold tests are 13 columns.  ``T`` is defined by F
+        (F[q, c[j]] <-> T[q, c[j]] and not T[q, c[j+1]], T descending along
+        the chain), so the formula has the same trees as the paper's."""
+        m = self.m
+        if chains is None:
+            chains = [np.array([f]) for f in range(m)]
+        chains = [np.asarray(c, dtype=np.int64) for c in chains]
+        if sorted(int(f) for c in chains for f in c) != list(range(m)):
+            raise ValueError("chains must partition the columns 0..m-1")
+        self.chain_cols = np.concatenate(chains) if chains else np.zeros(0, dtype=np.int64)
+        self.chain_start = np.cumsum([0] + [c.size for c in chains])[:-1].astype(np.int64)
+        self.chain_len = np.array([c.size for c in chains], dtype=np.int64)
+        self.T = self.F.copy()
+        F = self.F[1:]
+        for c in chains:
+            if c.size < 2:
+                continue
+            head, tail = c[:-1], c[1:]
+            T = self.new_vars((F.shape[0], head.size))
+            self.T[1:, head] = T
+            nxt = self.T[1:, tail]
+            for block in (np.stack([-nxt, T], axis=2),                      # T descending
+                          np.stack([-F[:, head], T], axis=2),               # F[j] -> T[j]
+                          np.stack([-F[:, head], -nxt], axis=2),            # F[j] -> not T[j+1]
+                          np.stack([-T, nxt, F[:, head]], axis=2)):         # T[j], not T[j+1] -> F[j]
+                self._add(block.reshape(-1, block.shape[2]))
 
     def _symmetry_clauses(self) -> None:
         """Symmetry breaking (not in the paper; keeps every optimum): when both
@@ -250,18 +294,37 @@ class TreeEncoding:
     def routing_clauses(self, x: np.ndarray, b: np.ndarray) -> list[np.ndarray]:
         """Families (3) and (4) for one example with path variables ``x`` and
         0/1 row ``b``: at every node on its path, it goes right exactly when
-        the tested feature is 1.  One numpy block per depth."""
-        m = self.m
-        step = 2 * b - 1                                  # +1: goes right at a node testing f
+        the tested feature is 1.  Per chain (see :meth:`_chain_clauses`), with
+        the row true on its first r of d tests: 'goes right -> not T[r]'
+        (r < d; so 'not tested' for r = 0), 'goes left -> chain not tested'
+        (r = d), and for 0 < r < d 'goes left and tested -> T[r]'.  With single
+        tests these are the paper's clauses.  One or two numpy blocks per depth."""
+        # per chain, on how many of its tests the row is true
+        ones = np.add.reduceat(b[self.chain_cols].astype(np.int64), self.chain_start) \
+            if self.chain_cols.size else np.zeros(0, dtype=np.int64)
+        inside = ones < self.chain_len                     # some test false: T[r] exists
+        first = self.chain_cols[self.chain_start]
+        lit = np.where(inside, self.chain_cols[self.chain_start + np.minimum(ones, self.chain_len - 1)],
+                       first)                              # T[r], or the chain's head (r = d)
+        sign = np.where(inside, -1, 1)
+        middle = np.flatnonzero(inside & (ones > 0))
         blocks = []
         for j in range(self.k):
             nodes = 1 << j
             prefix = self._signs[j] * x[:j]              # (nodes, j): true iff not on this path
-            block = np.empty((nodes, m, j + 2), dtype=np.int64)
+            T = self.T[nodes:2 * nodes]
+            block = np.empty((nodes, lit.size, j + 2), dtype=np.int64)
             block[:, :, :j] = prefix[:, None, :]
-            block[:, :, j] = step[None, :] * x[j]
-            block[:, :, j + 1] = -self.F[nodes:2 * nodes]
-            blocks.append(block.reshape(nodes * m, j + 2))
+            block[:, :, j] = sign[None, :] * x[j]
+            block[:, :, j + 1] = -T[:, lit]
+            blocks.append(block.reshape(-1, j + 2))
+            if middle.size:
+                block = np.empty((nodes, middle.size, j + 3), dtype=np.int64)
+                block[:, :, :j] = prefix[:, None, :]
+                block[:, :, j] = x[j]
+                block[:, :, j + 1] = -T[:, first[middle]]
+                block[:, :, j + 2] = T[:, lit[middle]]
+                blocks.append(block.reshape(-1, j + 3))
         return blocks
 
     def class_clauses(self, x: np.ndarray, a: int) -> np.ndarray:
@@ -279,12 +342,12 @@ class TreeEncoding:
         blocks = []
         for i in rows:
             i = int(i)
-            if i in self._encoded_set:
+            if self.is_encoded[i]:
                 continue
-            self._encoded_set.add(i)
+            self.is_encoded[i] = True
             self.encoded.append(i)
             x = self.new_example_vars(i)
-            blocks += self.routing_clauses(x, self.B[i].astype(np.int64))
+            blocks += self.routing_clauses(x, self.B[i])
             blocks.append(self.class_clauses(x, int(self.y[i])))
         for block in blocks:
             self._add(block)

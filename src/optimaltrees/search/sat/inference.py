@@ -125,6 +125,11 @@ def _fit_loop(enc: TreeEncoding, B: np.ndarray, y: np.ndarray, order_rank: np.nd
         wrong = np.flatnonzero(predicted != y)
         if wrong.size == 0:
             return PerfectTree(enc.k, node_feature, leaf_class)
+        if enc.is_encoded[wrong].any():
+            # the model breaks a clause it holds: a bug, which would otherwise
+            # loop forever on the same formula
+            raise RuntimeError("the SAT model misclassifies an example of its own formula "
+                               f"(row {int(wrong[enc.is_encoded[wrong]][0])}); please report this")
         last = node_feature
         # the first misclassified examples in the example order
         pick = wrong[np.argsort(order_rank[wrong], kind="stable")[:per_round]]
@@ -155,7 +160,7 @@ def min_depth(problem: Problem, *, max_depth: int | None = None, solver: str = "
     ticker = _Ticker(report, progress)
     while k <= cap:
         stats.depths_tried.append(k)
-        enc = TreeEncoding(B, y, problem.n_classes, k, solver=solver)
+        enc = TreeEncoding(B, y, problem.n_classes, k, solver=solver, chains=problem.chains)
 
         def tick(force: bool = False, enc=enc, k=k) -> None:
             ticker(lambda: SATProgress("depth", k, None, k, None, stats.sat_calls, stats.rounds,
@@ -196,7 +201,8 @@ def min_size(problem: Problem, depth_result: SATResult, enc: TreeEncoding | None
         return result
     B, y = problem.B, problem.row_classes()
     if enc is None:                  # the depth came from elsewhere: a fresh formula
-        enc = TreeEncoding(B, y, problem.n_classes, result.tree.depth, solver=solver)
+        enc = TreeEncoding(B, y, problem.n_classes, result.tree.depth, solver=solver,
+                          chains=problem.chains)
         try:
             return min_size(problem, result, enc, solver=solver, cardinality=cardinality,
                             per_round=per_round, order=order, repair=repair, report=report,
