@@ -179,6 +179,21 @@ def test_long_threshold_chains_match_the_dp_route(seed, rows, features, values, 
         assert sat.get_n_leaves() == dp.get_n_leaves()
 
 
+@settings(max_examples=n_examples(25), **SETTINGS)
+@given(seed=st.integers(0, 2**32 - 1), depth=st.integers(1, 2))
+def test_maxsat_on_threshold_chains_proves_the_dp_optimum(seed, depth):
+    """MaxSAT's formula uses the same chains (every row encoded at once)."""
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 12, size=(30, 2)).astype(float)
+    y = rng.integers(0, 2, size=30)
+    sat = SATTreeClassifier("errors", max_depth=depth, errors_search="maxsat", time_limit=None).fit(X, y)
+    dp = SATTreeClassifier("errors", max_depth=depth, time_limit=None).fit(X, y)
+    assert sat.stats_["boolean_features_chained"] > 0
+    assert sat.is_optimal_ and dp.is_optimal_
+    assert sat.train_error_ == dp.train_error_ == brute_force_objective(X, y, depth)
+    assert int((sat.predict(X) != y).sum()) == sat.train_error_
+
+
 def test_nested_chains_keep_only_groups_the_rows_confirm():
     from optimaltrees.search.sat.problem import nested_chains
 

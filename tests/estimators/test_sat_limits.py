@@ -59,7 +59,11 @@ def test_time_limit_leaf_when_nothing_is_found():
 
 
 def test_errors_formula_over_the_cap_is_refused_before_building():
-    X, y = wide_data()
+    # 0/1 columns cannot form threshold chains: 3,000 rows x 7 nodes x 3,000
+    # tests is about 63M routing clauses.  (wide_data's numeric columns, as
+    # chains, are about 2M and are built.)
+    rng = np.random.default_rng(0)
+    X, y = rng.integers(0, 2, size=(3000, 3000)).astype(float), (rng.random(3000) < 0.5).astype(int)
     start = time.perf_counter()
     with pytest.raises(FormulaTooLargeError, match="over the cap"):
         SATTreeClassifier("errors", max_depth=3, time_limit=5, errors_search="maxsat").fit(X, y)
@@ -82,6 +86,32 @@ def test_errors_time_limit_holds_while_building_the_formula():
     else:
         assert clf.is_optimal_ and clf.tree_source_ == "search"
     assert clf.train_error_ == int((clf.predict(X) != y).sum())
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_clause_estimate_bounds_the_built_formula(seed):
+    """The cap is checked on an estimate before anything is built: it must
+    never undercount, with threshold chains or single tests."""
+    from optimaltrees.search.sat import prepare
+    from optimaltrees.search.sat.encoding import TreeEncoding, estimate_clauses
+    from optimaltrees.search.sat.exact import test_chains
+
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.random((60, 3)) * (3 + 5 * seed), 0)
+    X[:, 0] = rng.integers(0, 2, 60)                            # one 0/1 column
+    y = rng.integers(0, 3, 60)
+    binarizer = Binarizer().fit(X)
+    problem = prepare(binarizer.transform(X), y, 3, allow_conflicts=True,
+                      chains=test_chains(binarizer.tests_))
+    for depth in (1, 2, 3):
+        enc = TreeEncoding(problem.B, np.zeros(problem.n_rows, dtype=np.int64), 3, depth, solver=None,
+                           chains=problem.chains)
+        for i in range(problem.n_rows):
+            for block in enc.routing_clauses(enc.new_example_vars(i), problem.B[i]):
+                enc._add(block)
+            enc._add(enc.class_clauses(enc.new_example_vars(i), int(y[i])))
+        estimate = estimate_clauses(problem.B.shape[1], depth, 3, problem.n_rows, chains=problem.chains)
+        assert enc.n_clauses <= estimate
 
 
 def test_many_tests_keep_the_preparation_fast():

@@ -61,13 +61,19 @@ def too_large_message(clauses: int, cap: int, depth: int, m: int, rows: int) -> 
             "rows or max_depth, or use OptimalTreeClassifier, which handles thresholds natively")
 
 
-def estimate_clauses(m: int, depth: int, n_classes: int, rows: int, groups: int | None = None) -> int:
+def estimate_clauses(m: int, depth: int, n_classes: int, rows: int, groups: int | None = None,
+                     chains: list[np.ndarray] | None = None) -> int:
     """Clauses of the depth-``depth`` formula with ``rows`` examples (and
-    ``groups`` class blocks, default one a row), without building it."""
+    ``groups`` class blocks, default one a row), without building it (at most
+    that many with ``chains``: see :meth:`TreeEncoding._chain_clauses`)."""
     N = 1 << depth
-    node = (N - 1) * (m * (m - 1) // 2 + 1 if m <= PAIRWISE_AMO_MAX else 3 * m)
+    sizes = [1] * m if chains is None else [len(c) for c in chains]
+    heads = len(sizes)
+    chained = sum(d for d in sizes if d > 1)
+    node = (N - 1) * (heads * (heads - 1) // 2 + 1 if heads <= PAIRWISE_AMO_MAX else 3 * heads)
+    node += (N - 1) * 4 * chained
     sym = max(N // 2 - 1, 0) * (m * (m - 1) // 2 if m <= PAIRWISE_SYMMETRY_MAX else 3 * m)
-    per_row = (N - 1) * m
+    per_row = (N - 1) * sum(2 if d > 1 else 1 for d in sizes)
     return node + sym + rows * per_row + (rows if groups is None else groups) * N * n_classes
 
 

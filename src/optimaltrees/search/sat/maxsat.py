@@ -57,12 +57,13 @@ class _LimitedRC2Stratified(_Limited, RC2Stratified):
 
 def check_size(problem: Problem, depth: int) -> None:
     """Refuse, before building anything, a formula over the size cap: every
-    distinct row is encoded at once, (2^depth - 1) x tests routing clauses each."""
+    distinct row is encoded at once, (2^depth - 1) x (tests, or at most 2 a
+    chain) routing clauses each."""
     if depth == 0 or problem.B.shape[1] == 0:
         return
     m = problem.B.shape[1]
     clauses = estimate_clauses(m, depth, problem.n_classes, problem.n_rows,
-                               groups=int(problem.groups_row.size))
+                               groups=int(problem.groups_row.size), chains=problem.chains)
     if clauses > MAX_LISTED_CLAUSES:
         raise FormulaTooLargeError(too_large_message(clauses, MAX_LISTED_CLAUSES, depth, m,
                                                      problem.n_rows))
@@ -81,7 +82,8 @@ def min_errors(problem: Problem, depth: int, *, solver: str = "glucose4") -> tup
         tree = PerfectTree(0, np.full(1, -1), np.array([best]))
         return (SATResult(tree, 0, 1, 1, depth_optimal=False, size_optimal=False, stats=stats),
                 int(counts.sum() - counts[best]))
-    enc = TreeEncoding(B, np.zeros(problem.n_rows, dtype=np.int64), problem.n_classes, depth, solver=None)
+    enc = TreeEncoding(B, np.zeros(problem.n_rows, dtype=np.int64), problem.n_classes, depth, solver=None,
+                       chains=problem.chains)
     path = [enc.new_example_vars(i) for i in range(problem.n_rows)]
     for i in range(problem.n_rows):
         check_deadline()
