@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from sklearn.datasets import load_iris
 
@@ -38,6 +38,9 @@ tiny = st.integers(3, 7).flatmap(lambda n: st.lists(
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(tiny, st.sampled_from([2, 3]), st.sampled_from([(1,), (1, 2), (1, 1, 1), (1, 2, 1)]),
        st.sampled_from([0.0, 0.05, 0.3]), st.sampled_from([None, 2]), st.booleans())
+# HiGHS reported 0.19999986 for this optimum of 0.2 (within its 1e-6 tolerances)
+@example(rows=[([0, 0], 0), ([2, 1], 0), ([0, 1], 0), ([1, 0], 2), ([0, 0], 0)], K=3, widths=(1, 2, 1),
+         alpha=0.0, max_nodes=2, tree=True)
 def test_bound_and_cuts_never_exceed_the_brute_force_optimum(rows, K, widths, alpha, max_nodes, tree):
     X, y = _data(rows, K)
     skeleton = make_skeleton(widths, K)
@@ -60,7 +63,8 @@ def test_bound_and_cuts_never_exceed_the_brute_force_optimum(rows, K, widths, al
     milp = build_milp(enc.points, skeleton, setting, error_cuts=cuts, objective_floor=floor)
     res = solve(milp, time_limit=60)
     assert res.status == "optimal"
-    assert res.objective == pytest.approx(best, abs=1e-7)
+    # the MILP's own objective value carries HiGHS's feasibility tolerance (1e-6)
+    assert res.objective == pytest.approx(best, abs=1e-6)
 
 
 def _skeletons(max_depth=4):
