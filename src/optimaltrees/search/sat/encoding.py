@@ -211,7 +211,7 @@ class TreeEncoding:
         first i+1 tests is chosen'), both built as numpy blocks.  Over the
         chains' heads ('tests chain c'): within a chain the order variables
         already allow one test (with single tests, the paper's clauses)."""
-        F = self.T[1:, self.chain_cols[self.chain_start]]
+        F = self.T[1:, self.chain_head]
         m = F.shape[1]
         self._add(F.tolist())                                            # (1)
         if m < 2:
@@ -249,6 +249,7 @@ class TreeEncoding:
         self.chain_cols = np.concatenate(chains) if chains else np.zeros(0, dtype=np.int64)
         self.chain_start = np.cumsum([0] + [c.size for c in chains])[:-1].astype(np.int64)
         self.chain_len = np.array([c.size for c in chains], dtype=np.int64)
+        self.chain_head = self.chain_cols[self.chain_start]    # T of the head: 'tests the chain'
         self.T = self.F.copy()
         F = self.F[1:]
         for c in chains:
@@ -309,7 +310,7 @@ class TreeEncoding:
         ones = np.add.reduceat(b[self.chain_cols].astype(np.int64), self.chain_start) \
             if self.chain_cols.size else np.zeros(0, dtype=np.int64)
         inside = ones < self.chain_len                     # some test false: T[r] exists
-        first = self.chain_cols[self.chain_start]
+        first = self.chain_head
         lit = np.where(inside, self.chain_cols[self.chain_start + np.minimum(ones, self.chain_len - 1)],
                        first)                              # T[r], or the chain's head (r = d)
         sign = np.where(inside, -1, 1)
