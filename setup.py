@@ -20,6 +20,14 @@ extensions = [
         extra_compile_args=compile_args,
     )
     for name in ENGINE_MODULES
+] + [
+    # the SAT counterexample loop's hot steps: an example's clauses, a model's tree and its errors
+    Extension(
+        "optimaltrees.search.sat._loop",
+        ["src/optimaltrees/search/sat/_loop.pyx"],
+        language="c++",
+        extra_compile_args=compile_args,
+    )
 ]
 
 setup(

@@ -107,9 +107,8 @@ def test_clause_estimate_bounds_the_built_formula(seed):
         enc = TreeEncoding(problem.B, np.zeros(problem.n_rows, dtype=np.int64), 3, depth, solver=None,
                            chains=problem.chains)
         for i in range(problem.n_rows):
-            for block in enc.routing_clauses(enc.new_example_vars(i), problem.B[i]):
-                enc._add(block)
-            enc._add(enc.class_clauses(enc.new_example_vars(i), int(y[i])))
+            enc._add(enc.routing_clauses(i, enc.new_example_vars()))
+            enc._add(enc.class_clauses(enc.new_example_vars(), int(y[i])))
         estimate = estimate_clauses(problem.B.shape[1], depth, 3, problem.n_rows, chains=problem.chains)
         assert enc.n_clauses <= estimate
 

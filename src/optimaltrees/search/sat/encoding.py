@@ -16,8 +16,8 @@ node N + v.  The variables (see ``../shared/papers/notes/satdepth.md``):
 Clause families (1)-(6) of the paper are added per node once and per example
 when the example joins the formula; the size bound (7)-(10) is a leaf counter
 whose limit is a solver *assumption*, so one solver instance serves every
-bound of the size search.  Per-example clauses are generated as numpy blocks
-(one per depth) and handed to the solver in one call.
+bound of the size search.  Per-example clauses are built in C
+(:mod:`._loop`) and handed to the solver in one call.
 """
 from __future__ import annotations
 
@@ -28,6 +28,7 @@ from pysat.card import ITotalizer
 from pysat.formula import IDPool
 from pysat.solvers import Solver, SolverNames
 
+from optimaltrees.search.sat._loop import ExampleClauses, decode_model
 from optimaltrees.search.sat.worker import solve_within
 
 #: CaDiCaL options for this use: its "lucky" phase tries constant assignments
@@ -131,17 +132,6 @@ def clause_adder(solver: Solver):
     return add_all
 
 
-def _path_signs(depth: int) -> np.ndarray:
-    """(2^depth, depth) array: +1 where the path to node/leaf r goes left at
-    that depth, -1 where it goes right (MSB first).  The literal sign*X_j is
-    then true exactly when the example does *not* follow that step."""
-    if depth == 0:
-        return np.zeros((1, 0), dtype=np.int64)
-    r = np.arange(1 << depth)
-    bits = (r[:, None] >> np.arange(depth - 1, -1, -1)[None, :]) & 1
-    return 1 - 2 * bits
-
-
 class TreeEncoding:
     """The growing formula for one depth k, on one incremental solver.
 
@@ -173,8 +163,9 @@ class TreeEncoding:
         self.F = np.zeros((self.N, self.m), dtype=np.int64)
         self.F[1:] = self.new_vars((self.N - 1, self.m))
         self.C = self.new_vars((self.N, self.c))
-        self._signs = [_path_signs(j) for j in range(depth + 1)]
         self._chain_clauses(chains)
+        self._builder = ExampleClauses(self.B, self.chain_cols, self.chain_start, self.chain_len,
+                                       self.T, self.C, depth)
         self._node_clauses()
         self._symmetry_clauses()
         self.counter_bound_lits: dict[int, int] | None = None
@@ -295,69 +286,43 @@ class TreeEncoding:
                 self._add(block)
 
     # -- examples ----------------------------------------------------------------
-    def new_example_vars(self, i: int) -> np.ndarray:
-        return self.new_vars(self.k)
+    def new_example_vars(self) -> int:
+        """The first of an example's k consecutive path variables X[0..k-1]."""
+        return int(self.new_vars(self.k)[0])
 
-    def routing_clauses(self, x: np.ndarray, b: np.ndarray) -> list[np.ndarray]:
-        """Families (3) and (4) for one example with path variables ``x`` and
-        0/1 row ``b``: at every node on its path, it goes right exactly when
-        the tested feature is 1.  Per chain (see :meth:`_chain_clauses`), with
+    def routing_clauses(self, row: int, x0: int) -> list[list[int]]:
+        """Families (3) and (4) for example ``row`` with path variables
+        ``x0 ..``: at every node on its path, it goes right exactly when the
+        tested feature is 1.  Per chain (see :meth:`_chain_clauses`), with
         the row true on its first r of d tests: 'goes right -> not T[r]'
         (r < d; so 'not tested' for r = 0), 'goes left -> chain not tested'
         (r = d), and for 0 < r < d 'goes left and tested -> T[r]'.  With single
-        tests these are the paper's clauses.  One or two numpy blocks per depth."""
-        # per chain, on how many of its tests the row is true
-        ones = np.add.reduceat(b[self.chain_cols].astype(np.int64), self.chain_start) \
-            if self.chain_cols.size else np.zeros(0, dtype=np.int64)
-        inside = ones < self.chain_len                     # some test false: T[r] exists
-        first = self.chain_head
-        lit = np.where(inside, self.chain_cols[self.chain_start + np.minimum(ones, self.chain_len - 1)],
-                       first)                              # T[r], or the chain's head (r = d)
-        sign = np.where(inside, -1, 1)
-        middle = np.flatnonzero(inside & (ones > 0))
-        blocks = []
-        for j in range(self.k):
-            nodes = 1 << j
-            prefix = self._signs[j] * x[:j]              # (nodes, j): true iff not on this path
-            T = self.T[nodes:2 * nodes]
-            block = np.empty((nodes, lit.size, j + 2), dtype=np.int64)
-            block[:, :, :j] = prefix[:, None, :]
-            block[:, :, j] = sign[None, :] * x[j]
-            block[:, :, j + 1] = -T[:, lit]
-            blocks.append(block.reshape(-1, j + 2))
-            if middle.size:
-                block = np.empty((nodes, middle.size, j + 3), dtype=np.int64)
-                block[:, :, :j] = prefix[:, None, :]
-                block[:, :, j] = x[j]
-                block[:, :, j + 1] = -T[:, first[middle]]
-                block[:, :, j + 2] = T[:, lit[middle]]
-                blocks.append(block.reshape(-1, j + 3))
-        return blocks
+        tests these are the paper's clauses (built in C: :mod:`._loop`)."""
+        out: list[list[int]] = []
+        self._builder.routing(out, int(row), int(x0))
+        return out
 
-    def class_clauses(self, x: np.ndarray, a: int) -> np.ndarray:
-        """Families (5) and (6): the example's leaf holds class ``a`` and no other."""
-        N, c, k = self.N, self.c, self.k
-        lits = -self.C.copy()
-        lits[:, a] = self.C[:, a]
-        block = np.empty((N, c, k + 1), dtype=np.int64)
-        block[:, :, :k] = (self._signs[k] * x[None, :])[:, None, :]
-        block[:, :, k] = lits
-        return block.reshape(N * c, k + 1)
+    def class_clauses(self, x0: int, a: int, guard: int = 0) -> list[list[int]]:
+        """Families (5) and (6): the example's leaf holds class ``a`` and no
+        other; each clause also holds ``guard`` when it is not 0."""
+        out: list[list[int]] = []
+        self._builder.classes(out, int(x0), int(a), int(guard))
+        return out
 
     def add_examples(self, rows) -> None:
         """Families (3)-(6) for each example not yet in the formula."""
-        blocks = []
+        clauses: list[list[int]] = []
         for i in rows:
             i = int(i)
             if self.is_encoded[i]:
                 continue
             self.is_encoded[i] = True
             self.encoded.append(i)
-            x = self.new_example_vars(i)
-            blocks += self.routing_clauses(x, self.B[i])
-            blocks.append(self.class_clauses(x, int(self.y[i])))
-        for block in blocks:
-            self._add(block)
+            x0 = self.new_example_vars()
+            self._builder.routing(clauses, i, x0)
+            self._builder.classes(clauses, x0, int(self.y[i]), 0)
+        if clauses:
+            self._add(clauses)
 
     # -- size bound ----------------------------------------------------------------
     def add_leaf_counter(self, max_leaves: int, cardinality: str = "counter") -> None:
@@ -451,17 +416,15 @@ class TreeEncoding:
         unused, leaf_class is -1 where the model labels a leaf with no class or
         with several (only leaves no encoded example reaches)."""
         model = self.solver.get_model()
-        top = int(self.C[-1, -1])                # F and C are the formula's first variables
-        if len(model) >= top and abs(model[top - 1]) == top:
-            # python-sat lists variable v at index v - 1: read only the tree's
-            # variables (the whole model, examples included, was a tenth of an iris fit)
-            truth = np.zeros(top + 1, dtype=bool)
-            truth[1:] = np.asarray(model[:top], dtype=np.int64) > 0
-        else:
-            model = np.asarray(model, dtype=np.int64)
-            truth = np.zeros(self.pool.top + 1, dtype=bool)
-            pos = model[model > 0]
-            truth[pos[pos <= self.pool.top]] = True
+        # python-sat lists variable v at index v - 1: read only the tree's
+        # variables (the whole model, examples included, was a tenth of an iris fit)
+        fast = decode_model(model, self.F, self.C) if isinstance(model, list) else None
+        if fast is not None:
+            return fast
+        model = np.asarray(model, dtype=np.int64)
+        truth = np.zeros(self.pool.top + 1, dtype=bool)
+        pos = model[model > 0]
+        truth[pos[pos <= self.pool.top]] = True
         F = truth[self.F[1:]]                     # (N-1, m)
         node_feature = np.full(self.N, -1, dtype=np.int64)
         node_feature[1:] = np.argmax(F, axis=1)
@@ -473,12 +436,3 @@ class TreeEncoding:
         if self.solver is not None:
             self.solver.delete()
             self.solver = None
-
-
-def route(B: np.ndarray, node_feature: np.ndarray, depth: int) -> np.ndarray:
-    """Leaf index (0..2^depth-1) of every row of the 0/1 matrix B."""
-    q = np.ones(B.shape[0], dtype=np.int64)
-    rows = np.arange(B.shape[0])
-    for _ in range(depth):
-        q = 2 * q + B[rows, node_feature[q]]
-    return q - (1 << depth)

@@ -32,7 +32,8 @@ from typing import Callable
 import numpy as np
 
 from optimaltrees.search.sat.decode import PerfectTree, leaf_count
-from optimaltrees.search.sat.encoding import TreeEncoding, route
+from optimaltrees.search.sat._loop import misclassified
+from optimaltrees.search.sat.encoding import TreeEncoding
 from optimaltrees.search.sat.exact import OrdinalTests, min_depth_dp, smallest_tree_dp
 from optimaltrees.search.sat.problem import Problem
 from optimaltrees.search.sat.result import (NoTreeWithinDepthError, SATProgress, SATResult, SATStats,
@@ -101,14 +102,14 @@ def _solve_round(enc: TreeEncoding, assumptions: list[int], last: np.ndarray | N
     return enc.solve(assumptions)
 
 
-def _fit_loop(enc: TreeEncoding, B: np.ndarray, y: np.ndarray, order_rank: np.ndarray,
+def _fit_loop(enc: TreeEncoding, order_rank: np.ndarray,
               per_round: int, stats: SATStats, assumptions=(),
               repair=DEFAULT_REPAIR,
               start: np.ndarray | None = None, tick=None) -> PerfectTree | None:
-    """Algorithm 3: a tree of the encoding's depth that fits every example
-    (within the assumptions), or None when there is none.  ``start``: node
-    features of a tree to repair first (e.g. the last bound's tree);
-    ``tick()`` is called every round (progress)."""
+    """Algorithm 3: a tree of the encoding's depth that fits every one of the
+    encoding's rows (within the assumptions), or None when there is none.
+    ``start``: node features of a tree to repair first (e.g. the last bound's
+    tree); ``tick()`` is called every round (progress)."""
     assumptions = [int(a) for a in assumptions]
     last = start
     while True:
@@ -121,8 +122,7 @@ def _fit_loop(enc: TreeEncoding, B: np.ndarray, y: np.ndarray, order_rank: np.nd
         if not sat:
             return None
         node_feature, leaf_class = enc.decode()
-        predicted = leaf_class[route(B, node_feature, enc.k)]
-        wrong = np.flatnonzero(predicted != y)
+        wrong = misclassified(enc.B, enc.y, node_feature, leaf_class, enc.k)
         if wrong.size == 0:
             return PerfectTree(enc.k, node_feature, leaf_class)
         if enc.is_encoded[wrong].any():
@@ -167,7 +167,7 @@ def min_depth(problem: Problem, *, max_depth: int | None = None, solver: str = "
                                        len(enc.encoded)), force)
 
         tick(force=True)
-        tree = _fit_loop(enc, B, y, order_rank, per_round, stats, repair=repair, tick=tick)
+        tree = _fit_loop(enc, order_rank, per_round, stats, repair=repair, tick=tick)
         stats.absorb(enc)
         if tree is not None:
             leaves = leaf_count(tree, B, y, problem.n_classes)
@@ -225,7 +225,7 @@ def min_size(problem: Problem, depth_result: SATResult, enc: TreeEncoding | None
         # the repair starts near the best tree (not when the DP found it: its
         # nodes index all tests, the formula's only the kept columns)
         start = None if result.over_tests else result.tree.node_feature
-        tree = _fit_loop(enc, B, y, order_rank, per_round, stats, enc.at_most_leaves(L),
+        tree = _fit_loop(enc, order_rank, per_round, stats, enc.at_most_leaves(L),
                          repair=repair, start=start, tick=tick)
         stats.absorb(enc)
         if tree is None:

@@ -84,18 +84,16 @@ def min_errors(problem: Problem, depth: int, *, solver: str = "glucose4") -> tup
                 int(counts.sum() - counts[best]))
     enc = TreeEncoding(B, np.zeros(problem.n_rows, dtype=np.int64), problem.n_classes, depth, solver=None,
                        chains=problem.chains)
-    path = [enc.new_example_vars(i) for i in range(problem.n_rows)]
+    path = [enc.new_example_vars() for _ in range(problem.n_rows)]
     for i in range(problem.n_rows):
         check_deadline()
-        for block in enc.routing_clauses(path[i], B[i].astype(np.int64)):
-            enc._add(block)
+        enc._add(enc.routing_clauses(i, path[i]))
     wcnf = WCNF()
     wcnf.extend(enc.clauses)
     for g in range(problem.groups_row.size):
         sel = enc.pool.id(("S", g))
-        block = enc.class_clauses(path[int(problem.groups_row[g])], int(problem.groups_class[g]))
-        guarded = np.concatenate([block, np.full((block.shape[0], 1), -sel, dtype=np.int64)], axis=1)
-        wcnf.extend(guarded.tolist())
+        wcnf.extend(enc.class_clauses(path[int(problem.groups_row[g])], int(problem.groups_class[g]),
+                                      guard=-sel))
         wcnf.append([sel], weight=int(problem.groups_weight[g]))
     stats.variables = enc.pool.top
     stats.clauses = len(wcnf.hard) + len(wcnf.soft)
