@@ -34,6 +34,39 @@ def test_inf_in_X(bad):
         OptimalTreeClassifier().fit(X, Y_OK)
 
 
+def _complex_inputs():
+    """X with one complex value (imaginary part non-zero) in the forms users pass."""
+    import pandas as pd
+
+    X = X_OK.astype(complex)
+    X[1, 0] = 1 + 2j
+    frame = pd.DataFrame({"a": X[:, 0], "b": X_OK[:, 1]})
+    mixed = pd.DataFrame({"a": np.array([0.0, 1 + 2j, 2.0, 3.0], dtype=object), "b": X_OK[:, 1]})
+    return [X, X.tolist(), frame, mixed]
+
+
+@pytest.mark.parametrize("make", [
+    lambda: OptimalTreeClassifier(max_depth=1),
+    lambda: SATTreeClassifier(),
+    lambda: __import__("optimaltrees").DecisionDiagramClassifier((1, 2), time_limit=5),
+])
+@pytest.mark.parametrize("which", range(4))
+def test_complex_X_is_refused_not_cast(make, which):
+    """A complex value is refused by name, at fit and predict; casting it
+    would keep the real part and drop the imaginary one without a word
+    (SATTreeClassifier's fit did)."""
+    import warnings
+
+    X = _complex_inputs()[which]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # nor cast first with a ComplexWarning
+        with pytest.raises(ValueError, match="Complex data not supported"):
+            make().fit(X, Y_OK)
+    clf = make().fit(X_OK, Y_OK)
+    with pytest.raises(ValueError, match="Complex data not supported"):
+        clf.predict(X)
+
+
 def test_nan_in_X_at_predict_time():
     clf = OptimalTreeClassifier(max_depth=1).fit(X_OK, Y_OK)
     X = X_OK.copy()

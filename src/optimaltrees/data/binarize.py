@@ -29,7 +29,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from optimaltrees.data.thresholds import format_threshold
-from optimaltrees.data.validation import is_missing
+from optimaltrees.data.validation import is_missing, refuse_complex
 
 
 @dataclass(frozen=True)
@@ -94,6 +94,7 @@ def _as_columns(X, allow_missing: bool = False) -> tuple[list[np.ndarray], list[
                 cols.append(s.to_numpy(dtype=np.float64, na_value=np.nan))   # nullable ints and floats: NaN
             else:
                 cols.append(np.asarray(s.astype(object) if is_cat else s.to_numpy()))
+        refuse_complex(cols, names)
         return cols, names, pandas_categorical
     if hasattr(X, "toarray") or hasattr(X, "tocsr"):
         raise TypeError("sparse input is not supported; pass a dense array or DataFrame")
@@ -108,7 +109,9 @@ def _as_columns(X, allow_missing: bool = False) -> tuple[list[np.ndarray], list[
             f"Expected 2D array, got {arr.ndim}D array instead. Reshape your data either using "
             "array.reshape(-1, 1) if your data has a single feature or array.reshape(1, -1) "
             "if it contains a single sample.")
-    return [arr[:, i] for i in range(arr.shape[1])], None, [False] * arr.shape[1]
+    cols = [arr[:, i] for i in range(arr.shape[1])]
+    refuse_complex(cols, None)
+    return cols, None, [False] * arr.shape[1]
 
 
 def _pd_text(series) -> bool:
@@ -474,6 +477,8 @@ def _has_text(X) -> bool:
     """An array-like whose values are not all numbers (strings, objects)."""
     if hasattr(X, "toarray") or hasattr(X, "tocsr"):
         return False                      # sparse: the numeric path refuses it in its own words
+    if isinstance(X, np.ndarray) and X.dtype.kind == "c":
+        return False                      # complex: the same, without casting it first
     try:
         np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError):

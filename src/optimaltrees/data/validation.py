@@ -110,8 +110,34 @@ def check_predict_data(estimator, X, allow_nan: bool = False) -> np.ndarray:
                 f"{estimator.n_features_in_} features as input."
             )
         return X
+    refuse_complex_input(X)
     return validate_data(estimator, X, dtype=np.float64, ensure_all_finite="allow-nan" if allow_nan else True,
                          reset=False)
+
+
+def refuse_complex(cols: list[np.ndarray], names: list[str] | None) -> None:
+    """Complex numbers are refused, not cast: a cast to float keeps the real
+    part and drops the imaginary one without a word (scikit-learn's message)."""
+    for i, col in enumerate(cols):
+        if col.dtype.kind == "c" or (col.dtype.kind == "O" and any(isinstance(v, complex) for v in col)):
+            name = names[i] if names is not None else i
+            raise ValueError(f"Complex data not supported: column {name!r} holds complex numbers")
+
+
+def refuse_complex_input(X) -> None:
+    """:func:`refuse_complex` on a DataFrame's columns or a 2-D array-like's
+    (anything else is left to the checks that follow)."""
+    if hasattr(X, "columns") and hasattr(X, "items"):
+        refuse_complex([np.asarray(s.to_numpy()) for _, s in X.items()], [str(c) for c in X.columns])
+        return
+    if hasattr(X, "toarray") or hasattr(X, "tocsr"):
+        return
+    try:
+        arr = np.asarray(X)
+    except (TypeError, ValueError):
+        return
+    if arr.ndim == 2:
+        refuse_complex([arr[:, i] for i in range(arr.shape[1])], None)
 
 
 def check_class_labels(y: np.ndarray) -> None:
