@@ -305,7 +305,9 @@ class DecisionDiagram:
         if len(used) == 1:
             j = int(used[0])
             increasing = bool(raw[j] > 0)
-            cut = self._cut(u, j, increasing, b / raw[j])
+            with np.errstate(over="ignore"):      # a tiny coefficient: an infinite guess, which _cut handles
+                guess = b / raw[j]
+            cut = self._cut(u, j, increasing, guess)
             if cut is None:      # no finite value changes the side
                 always = self._side(np.array([u]), self.scale_input(np.zeros((1, self.n_features))))[0]
                 return ("never", "always") if always else ("always", "never")
