@@ -137,3 +137,22 @@ def test_add_examples_is_the_routing_and_class_clauses(chains):
     enc.add_examples([3, 5, 3])
     enc.add_examples([5])
     assert enc.clauses[before:] == expected and enc.encoded == [3, 5]
+
+
+def test_the_kernels_refuse_indices_outside_their_arrays():
+    """The compiled steps run without bounds checks, so they check their
+    indices once at the door: a row outside the formula, or a node testing
+    a column that does not exist, raises instead of reading past an array."""
+    B = np.array([[0, 1], [1, 0]], dtype=np.uint8)
+    enc = TreeEncoding(B, np.array([0, 1]), 2, 2, solver=None)
+    for row in (-1, 2):
+        with pytest.raises(IndexError, match="not one of the formula's 2 examples"):
+            enc.routing_clauses(row, enc.new_example_vars())
+    y = np.array([0, 1], dtype=np.int64)
+    leaves = np.zeros(4, dtype=np.int64)
+    for bad in (-1, 2):
+        nodes = np.array([-1, 0, bad, 1], dtype=np.int64)
+        with pytest.raises(ValueError, match=f"node 2 tests column {bad}"):
+            misclassified(B, y, nodes, leaves, 2)
+    with pytest.raises(ValueError, match="shorter"):
+        misclassified(B, y, np.array([-1, 0], dtype=np.int64), leaves, 2)

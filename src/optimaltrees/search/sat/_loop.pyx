@@ -11,7 +11,7 @@ the literals of :mod:`.encoding`'s docstring, as lists for python-sat's adder.
 """
 from cpython.list cimport PyList_GET_ITEM, PyList_GET_SIZE, PyList_New, PyList_SET_ITEM
 from cpython.long cimport PyLong_AsLongLong
-from cpython.ref cimport Py_INCREF, PyObject
+from cpython.ref cimport Py_INCREF
 from libc.stdint cimport int64_t, uint8_t
 from libcpp.vector cimport vector
 
@@ -68,6 +68,8 @@ cdef class ExampleClauses:
         # whether r < d ('goes right -> not T[r]'), whether 0 < r < d (a middle clause)
         cdef vector[int64_t] col_v = vector[int64_t](n_ch)
         cdef vector[char] inside = vector[char](n_ch), middle = vector[char](n_ch)
+        if row < 0 or row >= self.B.shape[0]:          # (no bounds checks below)
+            raise IndexError(f"row {row} is not one of the formula's {self.B.shape[0]} examples")
         for c in range(n_ch):
             s = self.chain_start[c]
             d = self.chain_len[c]
@@ -164,6 +166,12 @@ def misclassified(const uint8_t[:, ::1] B, const int64_t[::1] y, const int64_t[:
     class than ``y`` (a leaf of class -1 misclassifies every row)."""
     cdef Py_ssize_t n = B.shape[0], i, q, j, count = 0
     cdef int N = 1 << depth
+    if node_feature.shape[0] < N or leaf_class.shape[0] < N or y.shape[0] < n:
+        raise ValueError("misclassified: the tree's arrays are shorter than its depth needs")
+    for q in range(1, N):                                # (no bounds checks below)
+        if node_feature[q] < 0 or node_feature[q] >= B.shape[1]:
+            raise ValueError(f"misclassified: node {q} tests column {node_feature[q]}, "
+                             f"not one of the {B.shape[1]} columns")
     out = np.empty(n, dtype=np.int64)
     cdef int64_t[::1] wrong = out
     for i in range(n):
