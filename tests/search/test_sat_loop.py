@@ -105,8 +105,9 @@ def test_misclassified_matches_routing_each_row(seed, depth, n, m):
 
 def test_decode_model_reads_the_tree_or_declines():
     """decode_model reads F and C from a model listing variable v at index
-    v - 1: the first true feature of a node, -1 for a leaf with no class or
-    several; any other layout is declined (None), never misread."""
+    v - 1: the first true feature of a node (0 when none is), -1 for a leaf
+    with no class or several; any other layout is declined (None), never
+    misread."""
     F = np.zeros((4, 3), dtype=np.int64)
     F[1:] = np.arange(1, 10).reshape(3, 3)
     C = np.arange(10, 18, dtype=np.int64).reshape(4, 2)
@@ -118,6 +119,10 @@ def test_decode_model_reads_the_tree_or_declines():
     assert decode_model(model[::-1], F, C) is None
     assert decode_model(model[:10], F, C) is None
     assert decode_model([v for v in model if v > 0], F, C) is None
+    no_test = [-v if v == 9 else v for v in model]          # node 3 tests nothing: reads as column 0
+    assert decode_model(no_test, F, C)[0].tolist() == [-1, 1, 0, 0]
+    # one entry out of place is enough to decline (not only the last variable read)
+    assert decode_model(model[:3] + [model[4], model[3]] + model[5:], F, C) is None
 
 
 @pytest.mark.parametrize("chains", [None, "nested"])

@@ -125,38 +125,49 @@ cdef class ExampleClauses:
 
 def decode_model(list model, const int64_t[:, ::1] F, const int64_t[:, ::1] C):
     """(node_feature (N,), leaf_class (N,)) from a python-sat model that lists
-    variable v at index v - 1, or None when it does not (read it whole then).
-    ``F`` is (N, m) with row 0 unused; a node with no true feature gets 0 and
-    a leaf with no class or several gets -1, as :meth:`TreeEncoding.decode`."""
+    variable v at index v - 1, or None when it does not (every entry read is
+    checked; the caller then reads the model whole).  ``F`` is (N, m) with
+    row 0 unused; a node with no true feature gets 0 and a leaf with no class
+    or several gets -1, as :meth:`TreeEncoding.decode`."""
     cdef Py_ssize_t N = C.shape[0], m = F.shape[1], n_classes = C.shape[1], size = PyList_GET_SIZE(model)
-    cdef Py_ssize_t q, f, v, a, found, top = 0
-    cdef int64_t var
-    for q in range(1, N):
-        for f in range(m):
-            top = max(top, F[q, f])
-    for v in range(N):
-        for a in range(n_classes):
-            top = max(top, C[v, a])
-    if size < top or abs(PyLong_AsLongLong(<object>PyList_GET_ITEM(model, top - 1))) != top:
-        return None
+    cdef Py_ssize_t q, f, v, a, found
     node_feature = np.full(N, -1, dtype=np.int64)
     leaf_class = np.full(N, -1, dtype=np.int64)
     cdef int64_t[::1] nf = node_feature, lc = leaf_class
+    cdef int value
     for q in range(1, N):
-        nf[q] = 0
+        nf[q] = -1
         for f in range(m):
-            var = F[q, f]
-            if PyLong_AsLongLong(<object>PyList_GET_ITEM(model, var - 1)) > 0:
+            value = _truth(model, size, F[q, f])
+            if value < 0:
+                return None
+            if value and nf[q] < 0:
                 nf[q] = f
-                break
+        if nf[q] < 0:
+            nf[q] = 0
     for v in range(N):
         found = -1
         for a in range(n_classes):
-            var = C[v, a]
-            if PyLong_AsLongLong(<object>PyList_GET_ITEM(model, var - 1)) > 0:
+            value = _truth(model, size, C[v, a])
+            if value < 0:
+                return None
+            if value:
                 found = a if found == -1 else -2
         lc[v] = found if found >= 0 else -1
     return node_feature, leaf_class
+
+
+cdef inline int _truth(list model, Py_ssize_t size, int64_t var):
+    """1 / 0: variable ``var`` is true / false in the model, -1 when the
+    model does not hold it at index var - 1."""
+    if var < 1 or var > size:
+        return -1
+    cdef long long lit = PyLong_AsLongLong(<object>PyList_GET_ITEM(model, var - 1))
+    if lit == var:
+        return 1
+    if lit == -var:
+        return 0
+    return -1
 
 
 def misclassified(const uint8_t[:, ::1] B, const int64_t[::1] y, const int64_t[::1] node_feature,
