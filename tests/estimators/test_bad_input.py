@@ -67,6 +67,41 @@ def test_complex_X_is_refused_not_cast(make, which):
         clf.predict(X)
 
 
+def _time_inputs():
+    """Dates and durations in the forms users pass."""
+    import pandas as pd
+
+    days = pd.to_datetime(["2020-01-01", "2020-02-01", "2020-03-01", "2020-04-01"])
+    return [
+        (pd.DataFrame({"when": days, "b": X_OK[:, 1]}), "column 'when' holds dates"),
+        (pd.DataFrame({"when": days.tz_localize("UTC"), "b": X_OK[:, 1]}), "column 'when' holds dates"),
+        (pd.DataFrame({"took": pd.to_timedelta([1, 2, 3, 4], unit="D"), "b": X_OK[:, 1]}),
+         "column 'took' holds durations"),
+        (np.array(days.values, dtype="datetime64[D]").reshape(-1, 1), "X holds dates"),
+        (np.arange(4).astype("timedelta64[D]").reshape(-1, 1), "X holds durations"),
+    ]
+
+
+@pytest.mark.parametrize("make", [
+    lambda: OptimalTreeClassifier(max_depth=1),
+    lambda: SATTreeClassifier(),
+    lambda: __import__("optimaltrees").DecisionDiagramClassifier((1, 2), time_limit=5),
+])
+@pytest.mark.parametrize("which", range(5))
+def test_dates_and_durations_are_refused_by_name(make, which):
+    """Whether a date is an ordered number or a category is the user's
+    choice: the estimators refuse dates and durations with the column's
+    name (they used to differ: categories for SAT, a numpy promotion error
+    or a cast to days for the others), at fit and at predict."""
+    X, message = _time_inputs()[which]
+    with pytest.raises(TypeError, match=message):
+        make().fit(X, Y_OK)
+    if hasattr(X, "columns"):
+        clf = make().fit(X.assign(**{X.columns[0]: np.arange(4.0)}), Y_OK)
+        with pytest.raises(TypeError, match=message):
+            clf.predict(X)
+
+
 def test_nan_in_X_at_predict_time():
     clf = OptimalTreeClassifier(max_depth=1).fit(X_OK, Y_OK)
     X = X_OK.copy()

@@ -29,7 +29,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from optimaltrees.data.thresholds import format_threshold
-from optimaltrees.data.validation import is_missing, refuse_complex
+from optimaltrees.data.validation import is_missing, refuse_complex, refuse_time
 
 
 @dataclass(frozen=True)
@@ -84,6 +84,8 @@ def _as_columns(X, allow_missing: bool = False) -> tuple[list[np.ndarray], list[
         if missing and not allow_missing:
             raise ValueError(f"Input X contains missing values (NaN/None/NA) in column(s) {missing}; "
                              "missing values are not supported.")
+        for name, s in zip(names, series):
+            refuse_time(s.dtype, name)
         cols = []
         pandas_categorical = []
         for s in series:
@@ -109,6 +111,7 @@ def _as_columns(X, allow_missing: bool = False) -> tuple[list[np.ndarray], list[
             f"Expected 2D array, got {arr.ndim}D array instead. Reshape your data either using "
             "array.reshape(-1, 1) if your data has a single feature or array.reshape(1, -1) "
             "if it contains a single sample.")
+    refuse_time(arr.dtype, None)
     cols = [arr[:, i] for i in range(arr.shape[1])]
     refuse_complex(cols, None)
     return cols, None, [False] * arr.shape[1]

@@ -96,6 +96,7 @@ def check_fit_data(estimator, X, y, allow_nan: bool = False) -> tuple[np.ndarray
         if hasattr(estimator, "feature_names_in_"):
             del estimator.feature_names_in_
         return X, y
+    refuse_complex_input(X)
     return validate_data(estimator, X, y, dtype=np.float64, ensure_all_finite="allow-nan" if allow_nan else True,
                          y_numeric=False, multi_output=False)
 
@@ -124,10 +125,24 @@ def refuse_complex(cols: list[np.ndarray], names: list[str] | None) -> None:
             raise ValueError(f"Complex data not supported: column {name!r} holds complex numbers")
 
 
+def refuse_time(dtype, name) -> None:
+    """Dates and durations are refused by name: a tree splits numbers or
+    categories, and which one a date should be (an ordered instant, a
+    category, days since something) is the user's choice, not a cast's."""
+    if getattr(dtype, "kind", "") in ("M", "m"):
+        what, unit = ("dates", "days since a reference date") if dtype.kind == "M" else ("durations", "days")
+        where = "X" if name is None else f"column {name!r}"
+        raise TypeError(f"{where} holds {what} ({dtype}), which are not supported; convert them "
+                        f"to numbers (e.g. {unit}) or to strings (a category)")
+
+
 def refuse_complex_input(X) -> None:
-    """:func:`refuse_complex` on a DataFrame's columns or a 2-D array-like's
-    (anything else is left to the checks that follow)."""
+    """:func:`refuse_complex` and :func:`refuse_time` on a DataFrame's
+    columns or a 2-D array-like's (anything else is left to the checks that
+    follow)."""
     if hasattr(X, "columns") and hasattr(X, "items"):
+        for name, s in X.items():
+            refuse_time(s.dtype, str(name))
         refuse_complex([np.asarray(s.to_numpy()) for _, s in X.items()], [str(c) for c in X.columns])
         return
     if hasattr(X, "toarray") or hasattr(X, "tocsr"):
@@ -137,6 +152,7 @@ def refuse_complex_input(X) -> None:
     except (TypeError, ValueError):
         return
     if arr.ndim == 2:
+        refuse_time(arr.dtype, None)
         refuse_complex([arr[:, i] for i in range(arr.shape[1])], None)
 
 
