@@ -139,9 +139,19 @@ def test_empty_X():
         OptimalTreeClassifier().fit(np.empty((0, 2)), np.empty(0))
 
 
-def test_X_without_features():
-    with pytest.raises(ValueError, match=r"(?i)feature"):
-        OptimalTreeClassifier().fit(np.empty((4, 0)), Y_OK)
+@pytest.mark.parametrize("make", [
+    lambda: OptimalTreeClassifier(),
+    lambda: SATTreeClassifier(),
+    lambda: __import__("optimaltrees").DecisionDiagramClassifier((1, 2), time_limit=5),
+])
+def test_X_without_features(make):
+    """An array or a DataFrame with no column: every estimator says so
+    (a DataFrame used to reach numpy's 'at least one array or dtype is required')."""
+    import pandas as pd
+
+    for X in (np.empty((4, 0)), pd.DataFrame(index=range(4))):
+        with pytest.raises(ValueError, match=r"0 feature\(s\)"):
+            make().fit(X, Y_OK)
 
 
 def test_1d_X():

@@ -97,6 +97,10 @@ def check_fit_data(estimator, X, y, allow_nan: bool = False) -> tuple[np.ndarray
             del estimator.feature_names_in_
         return X, y
     refuse_complex_input(X)
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape) == 2 and shape[1] == 0:
+        # (a DataFrame without columns reached numpy's "at least one array or dtype is required")
+        raise ValueError(f"Found array with 0 feature(s) (shape={tuple(shape)}) while a minimum of 1 is required.")
     return validate_data(estimator, X, y, dtype=np.float64, ensure_all_finite="allow-nan" if allow_nan else True,
                          y_numeric=False, multi_output=False)
 
