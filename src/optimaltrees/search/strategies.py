@@ -183,6 +183,7 @@ class _Run:
             if remaining <= 0:
                 self.timed_out = True
                 return
+            before = (self.best_val, self.lower)
             out = engine.solve(remaining, self.lower, self.best_val)
             self.log.restarts += 1
             cuts = int(engine.n_rule_cuts)
@@ -202,5 +203,12 @@ class _Run:
                 exhaustive = True
             if restart == 0 and plan.calibrate is not None:
                 step = plan.calibrate(engine)
+            elif plan.calibrate is not None and cuts > 0 and (self.best_val, self.lower) == before:
+                # a restart that moved neither bound doubles the step: the
+                # calibrated step is the smallest gap the greedy pass cut, and
+                # on real data (occupancy: 3e-7 of a node's weight) or tiny
+                # weights it would take millions of restarts to reach the
+                # exhaustive search; a fit without a time limit never ended
+                step *= 2.0
             if plan.budget(level, step) > plan.cuts_nothing_beyond:
                 exhaustive = True
