@@ -3,11 +3,18 @@ that names the problem."""
 import numpy as np
 import pytest
 
-from optimaltrees import OptimalTreeClassifier, SATTreeClassifier  # noqa: E402
+from optimaltrees import DecisionDiagramClassifier, OptimalTreeClassifier, SATTreeClassifier  # noqa: E402
 
 X_OK = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 1.0], [3.0, 0.0]])
 Y_OK = np.array([0, 0, 1, 1])
 ERRORS = (ValueError, TypeError)
+#: the three estimators, small (input checks come before any search)
+EVERY_ESTIMATOR = [
+    lambda: OptimalTreeClassifier(max_depth=1),
+    lambda: SATTreeClassifier(),
+    lambda: DecisionDiagramClassifier((1, 2), time_limit=5),
+]
+ESTIMATOR_IDS = ["tree", "sat", "diagram"]
 
 
 def test_sanity_valid_input_fits():
@@ -45,11 +52,7 @@ def _complex_inputs():
     return [X, X.tolist(), frame, mixed]
 
 
-@pytest.mark.parametrize("make", [
-    lambda: OptimalTreeClassifier(max_depth=1),
-    lambda: SATTreeClassifier(),
-    lambda: __import__("optimaltrees").DecisionDiagramClassifier((1, 2), time_limit=5),
-])
+@pytest.mark.parametrize("make", EVERY_ESTIMATOR, ids=ESTIMATOR_IDS)
 @pytest.mark.parametrize("which", range(4))
 def test_complex_X_is_refused_not_cast(make, which):
     """A complex value is refused by name, at fit and predict; casting it
@@ -82,11 +85,7 @@ def _time_inputs():
     ]
 
 
-@pytest.mark.parametrize("make", [
-    lambda: OptimalTreeClassifier(max_depth=1),
-    lambda: SATTreeClassifier(),
-    lambda: __import__("optimaltrees").DecisionDiagramClassifier((1, 2), time_limit=5),
-])
+@pytest.mark.parametrize("make", EVERY_ESTIMATOR, ids=ESTIMATOR_IDS)
 @pytest.mark.parametrize("which", range(5))
 def test_dates_and_durations_are_refused_by_name(make, which):
     """Whether a date is an ordered number or a category is the user's
@@ -139,11 +138,7 @@ def test_empty_X():
         OptimalTreeClassifier().fit(np.empty((0, 2)), np.empty(0))
 
 
-@pytest.mark.parametrize("make", [
-    lambda: OptimalTreeClassifier(),
-    lambda: SATTreeClassifier(),
-    lambda: __import__("optimaltrees").DecisionDiagramClassifier((1, 2), time_limit=5),
-])
+@pytest.mark.parametrize("make", EVERY_ESTIMATOR, ids=ESTIMATOR_IDS)
 def test_X_without_features(make):
     """An array or a DataFrame with no column: every estimator says so
     (a DataFrame used to reach numpy's 'at least one array or dtype is required')."""
