@@ -63,6 +63,8 @@ def _data_options(p: argparse.ArgumentParser, label_help: str) -> None:
     p.add_argument("--missing", nargs="*", metavar="TOKEN",
                    help="the values that mean 'missing' (default: empty, ?, NA, NaN, null, N/A; a word such as "
                         "none is a value); --missing alone: nothing is missing")
+    p.add_argument("--encoding", default="utf-8",
+                   help="text encoding of the file (default: utf-8; e.g. latin-1, cp1252)")
     p.add_argument("--decimal", choices=(".", ","),
                    help="decimal mark of the numbers (default: '.', and decimal commas such as 1,5 are "
                         "detected in files not separated by commas)")
@@ -199,14 +201,19 @@ def flag_words(message: str) -> str:
     return re.sub(r"\b(" + "|".join(n for n in FLAGS if "_" in n) + r")\b", lambda m: FLAGS[m[1]], message)
 
 
-def check_output(flag: str, path: str | None, *, picture: bool = False, make_parents: bool = False) -> None:
+def check_output(flag: str, path: str | None, *, picture: bool = False, make_parents: bool = False,
+                 inputs=()) -> None:
     """Fail now, not after a long fit, when ``path`` cannot be written: a
     folder, a missing or read-only parent folder, an unknown picture format,
     or pictures without matplotlib.  ``make_parents``: missing parent folders
-    will be created (the benchmark reports), so only an existing one is checked."""
+    will be created (the benchmark reports), so only an existing one is checked.
+    ``inputs``: the files the command reads, which it must not overwrite."""
     if path is None:
         return
     p = Path(path)
+    for source in inputs:
+        if p.exists() and Path(source).exists() and os.path.samefile(p, source):
+            raise CliError(f"{flag} {path}: is the input file {source}; give another name")
     if not str(path).strip():
         raise CliError(f"{flag}: give a file name")
     if p.is_dir():
@@ -242,12 +249,14 @@ def _read(path: str, label, header, args=None, allow_missing: bool = False, text
     try:
         return read_table(path, label=label, header=header, missing=getattr(args, "missing", None),
                           decimal=getattr(args, "decimal", None), allow_missing=allow_missing,
-                          text_columns=text_columns)
+                          text_columns=text_columns, encoding=getattr(args, "encoding", "utf-8"))
     except (FileNotFoundError, ValueError) as exc:
         message = str(exc)
         if "has missing values" in message:
             message += " (or name the tokens that mean missing with --missing; --missing alone: none)"
         raise CliError(message) from None
+    except OSError as exc:       # unreadable: permissions, a device that fails
+        raise CliError(f"{path}: cannot read it ({exc.strerror or exc})") from None
 
 
 def _estimator(args):
@@ -368,9 +377,9 @@ def _draw_trace(model, path: str) -> None:
 
 
 def cmd_fit(args) -> int:
-    check_output("--out", args.out)
-    check_output("--png", args.png, picture=True)
-    check_output("--trace-png", args.trace_png, picture=True)
+    check_output("--out", args.out, inputs=(args.data,))
+    check_output("--png", args.png, picture=True, inputs=(args.data,))
+    check_output("--trace-png", args.trace_png, picture=True, inputs=(args.data,))
     if args.trace_png and args.method == "sat":
         raise CliError("--trace-png: the sat method keeps no anytime curve (tree and diagram do)")
     table = _read(args.data, args.label, args.header, args, allow_missing=args.method == "tree")
@@ -422,26 +431,44 @@ def _load(path: str):
     return model, label, columns
 
 
+def _label_in_file(args, trained_label, columns, n_in: int):
+    """Which column of the file to predict holds the labels (False: none).
+    A file with a header has the label the model was trained with, by name;
+    one without (or a model saved without that record, by the Python API)
+    has it when it has one column more than the model's features: where a
+    headerless training file had it (x<k>), else the reader's default."""
+    from optimaltrees.data.tables import column_names
+
+    try:
+        names, named = column_names(args.data, args.header, encoding=args.encoding)
+    except (FileNotFoundError, ValueError) as exc:
+        raise CliError(str(exc)) from None
+    except OSError as exc:
+        raise CliError(f"{args.data}: cannot read it ({exc.strerror or exc})") from None
+    wanted = len(columns) if columns is not None else n_in
+    if trained_label is not None and named:
+        return trained_label if trained_label in names else False
+    if len(names) == wanted + 1:
+        # no names to go by: where the training file had it (x<k>), else the reader's default
+        return trained_label if trained_label in names else None
+    return False
+
+
 def cmd_predict(args) -> int:
     import numpy as np
 
-    check_output("--out", args.out)
+    check_output("--out", args.out, inputs=(args.model, args.data))
     model, trained_label, columns = _load(args.model)
     gaps = model.summary_.method == "tree"          # trees route missing values
     # the model's categories stay text ("1" is a category, not the number 1)
     encoder = getattr(model, "encoder_", None) or getattr(model, "binarizer_", None)
     text = [] if encoder is None else [name for name, kind in zip(encoder.column_names_, encoder.column_kinds_)
                                        if kind == "categorical"]
-    table = _read(args.data, args.label, args.header, args, allow_missing=gaps, text_columns=text)
+    label = args.label if args.label is not None else _label_in_file(args, trained_label, columns,
+                                                                       model.n_features_in_)
+    table = _read(args.data, label, args.header, args, allow_missing=gaps, text_columns=text)
     X = table.X
-    truth = None
-    n_in = model.n_features_in_
-    if args.label is not None or (trained_label is not None and table.label == trained_label):
-        truth = table.y
-    elif (len(X.columns) + 1 == (len(columns) if columns is not None else n_in)):
-        # the reader took a feature for the label: the file has no label column
-        table = _read(args.data, False, args.header, args, allow_missing=gaps, text_columns=text)
-        X = table.X
+    truth = None if label is False else table.y
     if columns is not None and set(columns) <= set(map(str, X.columns)):
         X = X[columns]
     elif columns is not None and not table.named and len(X.columns) == len(columns):
@@ -476,8 +503,14 @@ def cmd_predict(args) -> int:
     except ValueError as exc:
         raise CliError(str(exc)) from None
     if proba is not None:
-        rows = [",".join(map(str, model.classes_))] + [",".join(f"{v:.6g}" for v in row) for row in proba]
-        text = "\n".join(rows) + "\n"
+        import csv
+        import io
+
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")   # quotes a class name holding a comma
+        writer.writerow(map(str, model.classes_))
+        writer.writerows([f"{v:.6g}" for v in row] for row in proba)
+        text = out.getvalue()
     else:
         text = "\n".join(str(p) for p in pred) + "\n"
     if args.out:
@@ -499,8 +532,8 @@ def cmd_predict(args) -> int:
 
 
 def cmd_show(args) -> int:
-    check_output("--png", args.png, picture=True)
-    check_output("--trace-png", args.trace_png, picture=True)
+    check_output("--png", args.png, picture=True, inputs=(args.model,))
+    check_output("--trace-png", args.trace_png, picture=True, inputs=(args.model,))
     model = _load(args.model)[0]
     if args.dot:
         print(model.export_dot())
@@ -534,6 +567,11 @@ def main(argv: list[str] | None = None) -> int:
     args.command_line = "optimaltrees " + " ".join(shlex.quote(a) for a in argv)
     try:
         return RUN[args.command](args)
+    except BrokenPipeError:
+        # the reader of our output left (``| head``): stop quietly, as other tools do
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
     except CliError as exc:
         print(f"optimaltrees {args.command}: error: {exc}", file=sys.stderr)
         return 1

@@ -77,6 +77,8 @@ MAX_STRING_LENGTH = 2**16
 def _encode(value, where: str):
     if value is None or isinstance(value, (bool, str)):
         return value
+    if isinstance(value, np.bool_):          # a category of a bool column
+        return bool(value)
     if isinstance(value, numbers.Integral):
         return int(value)
     if isinstance(value, numbers.Real):
@@ -757,18 +759,38 @@ def _check_fitted(model, fitted: dict) -> None:
                 raise ValueError(f"fitted.{key}: shape {fitted[key].shape}, expected ({n_features},)")
 
 
+def _check_text(text: str) -> None:
+    """JSON's escapes can spell a lone surrogate (\\ud800), which no output can
+    print or write: refused here rather than at the first print."""
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError(f"model file holds a string that is not valid Unicode ({text[:40]!r})") from None
+
+
 def _check_nesting(data) -> None:
-    """Bound the nesting depth and the number of values before anything recurses."""
+    """Bound the nesting depth and the number of values before anything
+    recurses, and check every string (:func:`_check_text`)."""
     stack, count = [(data, 0)], 0
     while stack:
         value, depth = stack.pop()
         if depth > MAX_NESTING:
             raise ValueError(f"model file nests lists or objects deeper than {MAX_NESTING} levels")
-        items = value.values() if isinstance(value, dict) else value
+        if isinstance(value, dict):
+            for key in value:
+                _check_text(key)
+            items = value.values()
+        else:
+            items = value
         count += len(items)
         if count > MAX_ELEMENTS:
             raise ValueError(f"model file holds more than {MAX_ELEMENTS} values")
-        stack.extend((v, depth + 1) for v in items if isinstance(v, (dict, list)))
+        for v in items:
+            if isinstance(v, (dict, list)):
+                stack.append((v, depth + 1))
+            elif isinstance(v, str):
+                _check_text(v)
 
 
 def _model_from_dict(data):

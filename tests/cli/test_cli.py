@@ -428,3 +428,88 @@ def test_fit_with_a_weight_column_and_balanced_classes(tmp_path, capsys):
     assert "--weight w: row 1 holds 'x', not a finite number" in capsys.readouterr().err
     assert main(["fit", data, "--weight", "nope"]) == 1
     assert "--weight: no column named 'nope'" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ found by a hostile review
+
+def test_predict_reads_the_label_the_model_was_trained_with(tmp_path, capsys):
+    rows = ["1,0,3", "0,1,5", "1,0,2", "0,1,6", "1,1,1", "0,0,7"]
+    data = _write(tmp_path / "d.csv", "\n".join(rows) + "\n")      # no header, the label first
+    model = str(tmp_path / "m.json")
+    assert main(["fit", data, "--label", "0", "--no-header", "--depth", "2", "--out", model]) == 0
+    capsys.readouterr()
+    assert main(["predict", model, data, "--no-header"]) == 0
+    out = capsys.readouterr()
+    assert "accuracy: 1.0000 on 6 rows" in out.err and out.out.split() == ["1", "0", "1", "0", "1", "0"]
+    # with a header: the trained label by name, wherever it is; a file without it is all features
+    named = _write(tmp_path / "n.csv", "a,b,c\n" + "\n".join(rows) + "\n")
+    assert main(["fit", named, "--label", "a", "--depth", "2", "--out", model]) == 0
+    capsys.readouterr()
+    assert main(["predict", model, named]) == 0 and "accuracy: 1.0000" in capsys.readouterr().err
+    bare = _write(tmp_path / "f.csv", "b,c\n" + "\n".join(r.split(",", 1)[1] for r in rows) + "\n")
+    assert main(["predict", model, bare]) == 0
+    out = capsys.readouterr()
+    assert out.out.split() == ["1", "0", "1", "0", "1", "0"] and "accuracy" not in out.err
+
+
+def test_predict_probabilities_header_quotes_class_names(tmp_path, capsys):
+    data = _write(tmp_path / "d.csv", 'x,y\n1,"no"\n2,"yes, sure"\n3,"yes, sure"\n')
+    model = str(tmp_path / "m.json")
+    assert main(["fit", data, "--depth", "1", "--out", model]) == 0
+    capsys.readouterr()
+    assert main(["predict", model, data, "--proba"]) == 0
+    import csv
+    rows = list(csv.reader(capsys.readouterr().out.splitlines()))
+    assert rows[0] == ["no", "yes, sure"] and all(len(r) == 2 for r in rows)
+
+
+def test_outputs_never_overwrite_inputs(tmp_path, numeric_csv, capsys):
+    before = open(numeric_csv).read()
+    assert main(["fit", numeric_csv, "--out", numeric_csv]) == 1
+    assert "is the input file" in capsys.readouterr().err and open(numeric_csv).read() == before
+    model = str(tmp_path / "m.json")
+    assert main(["fit", numeric_csv, "--depth", "1", "--out", model]) == 0
+    saved = open(model).read()
+    assert main(["predict", model, numeric_csv, "--out", model]) == 1
+    assert "is the input file" in capsys.readouterr().err and open(model).read() == saved
+
+
+def test_unreadable_data_file_is_an_error_not_a_traceback(tmp_path, capsys, monkeypatch):
+    path = _write(tmp_path / "d.csv", "a,y\n1,0\n2,1\n")
+
+    def denied(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+    monkeypatch.setattr("pathlib.Path.read_bytes", denied)
+    assert main(["fit", path]) == 1
+    assert "cannot read it (Permission denied)" in capsys.readouterr().err
+
+
+def test_closed_output_pipe_ends_quietly(tmp_path, numeric_csv):
+    import subprocess
+    import sys
+    model = str(tmp_path / "m.json")
+    assert main(["fit", numeric_csv, "--depth", "1", "--out", model]) == 0
+    # the reader exits at once; a traceback would land on stderr
+    proc = subprocess.run(f"{sys.executable} -m optimaltrees show {model} | true", shell=True,
+                          capture_output=True, text=True, timeout=60)
+    assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr
+
+
+def test_model_file_with_a_lone_surrogate_is_refused(tmp_path, numeric_csv):
+    model = str(tmp_path / "m.json")
+    assert main(["fit", numeric_csv, "--depth", "1", "--out", model]) == 0
+    text = open(model).read().replace('"label": "y"', '"label": "\\ud800"')
+    assert '"\\ud800"' in text
+    bad = _write(tmp_path / "bad.json", text)
+    with pytest.raises(ValueError, match="not valid Unicode"):
+        load_model(bad)
+
+
+def test_models_of_bool_columns_save_and_load():
+    import pandas as pd
+    X = pd.DataFrame({"member": [True, False, True, False, True, False], "city": list("ababcc")})
+    y = [0, 1, 0, 1, 1, 0]
+    for est in (OptimalTreeClassifier(max_depth=2), SATTreeClassifier("depth")):
+        est.fit(X, y)
+        back = model_from_dict(json.loads(json.dumps(model_to_dict(est))))
+        assert (back.predict(X) == est.predict(X)).all()

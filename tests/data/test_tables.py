@@ -50,15 +50,57 @@ def test_decimal_commas(tmp_path):
 
 
 def test_line_numbers_count_comments_and_blank_lines(tmp_path):
-    text = "# a comment\na,b,y\n\n1,2,0\n   \n# another\n3,4,1\n5,6\n"
+    text = "# a comment\na,b,y\n\n1,2,0\n   \n \t \n3,4,1\n5,6\n"
     with pytest.raises(ValueError, match=r"line 8: 2 values, but the first line has 3"):
         read_table(_write(tmp_path / "w.csv", text))
+    # after the first row a '#' starts a value: a later '#' line is a row (here a short one)
+    with pytest.raises(ValueError, match=r"line 4: 1 values, but the first line has 3"):
+        read_table(_write(tmp_path / "c.csv", "# c\na,b,y\n1,2,0\n# not a comment\n"))
     with pytest.raises(ValueError, match=r"line 5: 4 values, but the first line has 3"):
         read_table(_write(tmp_path / "x.csv", "a,b,y\n1,2,0\n3,4,1\n\n5,6,7,1\n"))
     with pytest.raises(ValueError, match=r"line 4: 4 values"):     # a trailing separator is a value too
         read_table(_write(tmp_path / "z.csv", "a,b,y\n1,2,0\n3,4,1\n5,6,1,\n"))
-    t = read_table(_write(tmp_path / "ok.csv", "# c\n\na,b,y\n1,2,0\n# c\n\n3,4,1\n"))
+    t = read_table(_write(tmp_path / "ok.csv", "# c\n\n# d\na,b,y\n1,2,0\n\n3,4,1\n"))
     assert t.X.shape == (2, 2) and list(t.y) == [0, 1]
+    t = read_table(_write(tmp_path / "nohead.csv", "# c\n\n1,2,0\n3,4,1\n"), header=False)
+    assert t.X.shape == (2, 2) and list(t.y) == [0, 1]
+
+
+def test_values_starting_with_a_hash_are_data(tmp_path):
+    t = read_table(_write(tmp_path / "h.csv", "colour,n,y\n#ff0000,1,a\n#00ff00,2,b\n#0000ff,3,a\n"))
+    assert t.X["colour"].tolist() == ["#ff0000", "#00ff00", "#0000ff"] and list(t.y) == ["a", "b", "a"]
+
+
+def test_whitespace_lines_are_blank_with_any_separator(tmp_path):
+    t = read_table(_write(tmp_path / "t.csv", "a\tb\ty\n1\t2\t0\n \t \n2\t\t1\n"), allow_missing=True)
+    assert t.X.shape == (2, 2) and list(t.y) == [0, 1] and np.isnan(t.X["b"].to_numpy()[1])
+
+
+def test_file_not_in_the_encoding_is_refused_by_line(tmp_path):
+    path = tmp_path / "l.csv"
+    path.write_bytes("a,y\ncafe,0\ncaf\u00e9,1\ncaf\u00e8,1\n".encode("latin-1"))
+    with pytest.raises(ValueError, match=r"line 3: not utf-8 text \(byte 0xe9\)"):
+        read_table(path)
+    t = read_table(path, encoding="latin-1")
+    assert t.X["a"].tolist() == ["cafe", "caf\u00e9", "caf\u00e8"]
+    with pytest.raises(ValueError, match="unknown text encoding"):
+        read_table(path, encoding="no-such-codec")
+
+
+def test_separator_that_splits_every_line_alike(tmp_path):
+    # no header, ';' separated with decimal commas: the first line has both marks
+    t = read_table(_write(tmp_path / "s.csv", "1,5;2;0\n2,25;3;1\n3;1;0\n"))
+    assert t.X.to_numpy().tolist() == [[1.5, 2.0], [2.25, 3.0], [3.0, 1.0]] and list(t.y) == [0, 1, 0]
+    # a comma file whose text holds a ';' stays comma-separated
+    t = read_table(_write(tmp_path / "c.csv", "note,n,y\na;b,1,0\nc,2,1\n"))
+    assert t.X["note"].tolist() == ["a;b", "c"]
+
+
+def test_quoted_line_break_refused_by_line(tmp_path):
+    with pytest.raises(ValueError, match=r"line 3: a quoted value spans lines"):
+        read_table(_write(tmp_path / "q.csv", 'y,a,b\n0,p,1\n1,"r\ns",2\n0,t,3\n'))
+    t = read_table(_write(tmp_path / "ok.csv", 'y,a,b\n0,"p, q",1\n1,"r",2\n'))
+    assert t.X["a"].tolist() == ["p, q", "r"]
 
 
 def test_true_false_stay_words_and_numbers_stay_float(tmp_path):

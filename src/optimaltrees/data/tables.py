@@ -3,8 +3,16 @@
 Used by the command line and the benchmark suites, so that a user's file and
 the bundled ones are read by the same rules:
 
-* separator: comma, semicolon or tab when the first line has one, else runs
-  of whitespace; lines starting with ``#`` and blank lines are skipped;
+* text: UTF-8 (a byte-order mark is dropped), or the ``encoding`` given; a
+  file that does not decode is an error naming the line, never guessed;
+* separator: comma, semicolon or tab when the first line has one (when it
+  has several, the one that splits the first lines into the same number of
+  values, the most values on a tie: ``1,5;2;0`` is three values with decimal
+  commas), else runs of whitespace;
+* blank lines are skipped, and so are lines starting with ``#`` before the
+  first row (a comment block); later, ``#`` starts a value (``#ff0000``);
+* a quoted value may hold the separator but not a line break (refused, as
+  it would shift every line number the errors give);
 * header: detected (a word of the first line heads a column of numbers, or
   no value of the first line reappears in its column below it and one of
   them is not a number), or forced with ``header=True/False``;
@@ -40,7 +48,7 @@ MISSING = frozenset({"", "?"} | {v for base in ("na", "nan", "null", "n/a")
 _LABEL_NAMES = ("y", "label", "class", "target")
 _HEAD_ROWS = 200                     # rows the header detection looks at
 _DECIMAL_COMMA = re.compile(r"^[+-]?(\d+,\d*|,\d+)([eE][+-]?\d+)?$")
-_COMMENT_LINE = re.compile(r"^[ \t]*#.*$", re.M)   # (pandas itself skips blank and whitespace-only lines)
+_BLANKISH_LINE = re.compile(r"^[ \t]+$", re.M)   # whitespace only: blank to pandas too (a tab is a value to it)
 _EXTRA = "__extra__"                 # the column that catches a row's values beyond the first line's
 
 
@@ -92,11 +100,19 @@ def _is_number(s: str) -> bool:
         return False
 
 
-def _separator(line: str) -> str | None:
-    for sep in (",", ";", "\t"):
-        if sep in line:
-            return sep
-    return None      # whitespace
+def _separator(lines: list[str]) -> str | None:
+    """The first line's separator; when it has several, the one that splits
+    the first lines into one number of values, the most values on a tie."""
+    present = [sep for sep in (",", ";", "\t") if sep in lines[0]]
+    if len(present) <= 1:
+        return present[0] if present else None      # None: whitespace
+    best, best_key = present[0], None
+    for sep in present:
+        widths = [len(_split(line, sep)) for line in lines[:50]]
+        key = (len(set(widths)) == 1, widths[0])
+        if best_key is None or key > best_key:
+            best, best_key = sep, key
+    return best
 
 
 def _split(line: str, sep: str | None) -> list[str]:
@@ -125,22 +141,78 @@ def _has_header(rows: list[list[str]]) -> bool:
 
 def _first_lines(text: str, count: int) -> list[tuple[int, str, int]]:
     """(line number, line, offset just past it) of the first ``count`` lines
-    with content, skipping blank and comment lines, without splitting the rest."""
+    with content, skipping blank lines and the comment lines before the
+    first of them, without splitting the rest."""
     out, start, number = [], 0, 0
     while start < len(text) and len(out) < count:
         end = text.find("\n", start)
         end = len(text) if end < 0 else end
         number += 1
         line = text[start:end]
-        if line.strip() and not line.lstrip().startswith("#"):
+        if line.strip() and (out or not line.lstrip().startswith("#")):
             out.append((number, line, end + 1))
         start = end + 1
     return out
 
 
+def _decode(path: Path, data: bytes, encoding: str) -> str:
+    """The file's text; bytes that are not ``encoding`` are an error naming
+    the line (a replacement character would merge distinct categories)."""
+    try:
+        text = data.decode("utf-8-sig" if encoding.lower().replace("_", "-") in ("utf-8", "utf8") else encoding)
+    except UnicodeDecodeError as exc:
+        line = data[:exc.start].count(b"\n") + 1
+        raise ValueError(f"{path}, line {line}: not {encoding} text (byte 0x{data[exc.start]:02x}); "
+                         "give the file's encoding (e.g. latin-1 or cp1252)") from None
+    except LookupError:
+        raise ValueError(f"unknown text encoding {encoding!r}") from None
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+def _head(path: Path, text: str, header: bool | None):
+    """(first lines, separator, their values, header, column names) of a file's text."""
+    head = _first_lines(text, _HEAD_ROWS + 1)
+    if not head:
+        raise ValueError(f"{path}: the file has no data rows")
+    sep = _separator([ln for _, ln, _ in head])
+    rows = [_split(ln, sep) for _, ln, _ in head]
+    if header is None:
+        header = _has_header(rows)
+    names = rows[0] if header else [f"x{j}" for j in range(len(rows[0]))]
+    return head, sep, rows, header, names
+
+
+def column_names(path: str | Path, header: bool | None = None, *, encoding: str = "utf-8",
+                 head_bytes: int = 1 << 20) -> tuple[list[str], bool]:
+    """(column names, whether they come from a header) as :func:`read_table`
+    would give them, from the start of the file only."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"no such data file: {path}")
+    with open(path, "rb") as fh:
+        data = fh.read(head_bytes)
+    cut = data.rfind(b"\n") if len(data) == head_bytes else -1
+    text = _decode(path, data[:cut + 1] if cut >= 0 else data, encoding)
+    _, _, _, header, names = _head(path, text, header)
+    return names, header
+
+
+def _refuse_line_breaks_in_quotes(body: str, sep: str, first_line: int, path) -> None:
+    """A quoted value spanning lines: refused by its line number."""
+    reader = csv.reader(io.StringIO(body), delimiter=sep, skipinitialspace=True)
+    before = 0       # lines read before this record
+    for row in reader:
+        if any("\n" in v for v in row):
+            raise ValueError(f"{path}, line {first_line + before}: a quoted value spans lines; "
+                             "a value may not hold a line break")
+        before = reader.line_num
+
+
 def read_table(path: str | Path, label: str | int | bool | None = None, header: bool | None = None, *,
                missing=None, decimal: str | None = None, allow_missing: bool = False,
-               text_columns=()) -> Table:
+               text_columns=(), encoding: str = "utf-8") -> Table:
     """Read ``path`` into features and labels (see the module docstring);
     ``label=False``: the file has no label column.  ``missing``: the tokens
     that mean a missing value (default :data:`MISSING`); ``decimal``: ``","``
@@ -148,7 +220,8 @@ def read_table(path: str | Path, label: str | int | bool | None = None, header: 
     ``allow_missing``: a missing feature value is NaN (numeric column) or
     missing (text column) instead of an error; a missing label stays one.
     ``text_columns``: names of columns kept as text even when every value
-    parses as a number (a model's categories, e.g. codes "1", "2", "A")."""
+    parses as a number (a model's categories, e.g. codes "1", "2", "A").
+    ``encoding``: the file's text encoding."""
     import pandas as pd
 
     path = Path(path)
@@ -157,25 +230,18 @@ def read_table(path: str | Path, label: str | int | bool | None = None, header: 
     if decimal not in (None, ".", ","):
         raise ValueError(f"decimal must be '.' or ',', got {decimal!r}")
     missing = MISSING if missing is None else frozenset(str(m).strip() for m in missing)
-    text = path.read_text(encoding="utf-8-sig", errors="replace")
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    head = _first_lines(text, _HEAD_ROWS + 1)
-    if not head:
-        raise ValueError(f"{path}: the file has no data rows")
-    sep = _separator(head[0][1])
-    rows = [_split(ln, sep) for _, ln, _ in head]
-    if header is None:
-        header = _has_header(rows)
-    names = rows[0] if header else [f"x{j}" for j in range(len(rows[0]))]
+    text = _decode(path, path.read_bytes(), encoding)
+    head, sep, rows, header, names = _head(path, text, header)
     width = len(names)
-    # the rows: everything after the header line (or the whole file), one pandas call
-    first_line, offset = (head[0][0] + 1, head[0][2]) if header else (1, 0)
-    body = text[offset:] if header else text
+    # the rows: everything after the header line (or after the comment block), one pandas call
+    first_line, offset = (head[0][0] + 1, head[0][2]) if header else (head[0][0], text.rfind("\n", 0, head[0][2] - 1) + 1)
+    body = text[offset:]
     if header and len(head) == 1:
         raise ValueError(f"{path}: the file has a header but no data rows")
-    if "#" in body and _COMMENT_LINE.search(body):
-        body = _COMMENT_LINE.sub("", body)      # blank now: pandas skips the line, numbering is kept
+    if sep and '"' in body:
+        _refuse_line_breaks_in_quotes(body, sep, first_line, path)
+    if _BLANKISH_LINE.search(body):
+        body = _BLANKISH_LINE.sub("", body)     # blank now: pandas skips the line, numbering is kept
     split_lines = None
 
     def data_lines() -> tuple[np.ndarray, list[str]]:
