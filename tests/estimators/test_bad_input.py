@@ -260,3 +260,68 @@ def test_huge_min_samples_leaf_allows_only_the_root_leaf():
 def test_huge_memory_limit_means_no_limit():
     clf = OptimalTreeClassifier(max_depth=2, memory_limit=1e300).fit(X_OK, Y_OK)
     assert clf.is_optimal_ and clf.train_error_ == 0
+
+
+# ------------------------------------------------------------------ found by a hostile review
+
+BIG = 1_700_000_000_000_000_000      # a nanosecond timestamp: neighbours are equal as float64
+
+
+@pytest.mark.parametrize("make", EVERY_ESTIMATOR[:1] + EVERY_ESTIMATOR[2:], ids=["tree", "diagram"])
+@pytest.mark.parametrize("form", ["array", "list", "frame", "frame+text", "nullable"])
+def test_integers_that_float64_would_merge_are_refused(make, form):
+    """Merged as floats, t, t+1, t+2, t+3 made a 'proven optimal' stump with 2 errors (0 exist)."""
+    import pandas as pd
+    col = np.array([BIG, BIG + 1, BIG + 2, BIG + 3], dtype=np.int64)
+    X = {"array": col[:, None], "list": col[:, None].tolist(),
+         "frame": pd.DataFrame({"ts": col}),
+         "frame+text": pd.DataFrame({"ts": col, "k": list("abab")}),
+         "nullable": pd.DataFrame({"ts": pd.array([BIG, BIG + 1, None, BIG + 3], dtype="Int64")})}[form]
+    with pytest.raises(ValueError, match="integers above 2\\^53 that are equal as float64"):
+        make().fit(X, [0, 0, 1, 1])
+
+
+def test_large_integers_float64_keeps_apart_still_fit():
+    X = np.array([[2 ** 60], [2 ** 60 + 2 ** 10], [2 ** 61], [2 ** 62]], dtype=np.int64)
+    model = OptimalTreeClassifier(max_depth=1).fit(X, [0, 0, 1, 1])
+    assert model.train_error_ == 0 and model.is_optimal_
+
+
+def test_pandas_na_in_an_object_array_is_a_missing_value():
+    import pandas as pd
+    frame = pd.DataFrame({"a": pd.array([1, None, 3, 4], dtype="Int64"), "b": [0.5, 1.5, 2.5, 3.5]})
+    X = frame.to_numpy()                       # object array holding pd.NA
+    model = OptimalTreeClassifier(max_depth=1).fit(X, [0, 0, 1, 1])
+    assert model.train_error_ == 0
+    assert model.predict(np.array([[pd.NA, 3.0]], dtype=object)).shape == (1,)
+    with pytest.raises(ValueError, match="NaN"):     # where missing values are not supported: said so
+        DecisionDiagramClassifier((1, 2)).fit(X, [0, 0, 1, 1])
+
+
+@pytest.mark.parametrize("tz", [None, "UTC"])
+@pytest.mark.parametrize("make", EVERY_ESTIMATOR, ids=ESTIMATOR_IDS)
+def test_missing_date_label_is_refused(make, tz):
+    import pandas as pd
+    y = pd.Series(pd.to_datetime(["2020-01-01", None, "2021-01-01", "2021-01-01"]))
+    if tz:
+        y = y.dt.tz_localize(tz)
+    X = np.array([[0.0], [1.0], [2.0], [3.0]])
+    with pytest.raises(ValueError, match=r"missing label\(s\) \(NaT\), at row\(s\) \[1\]"):
+        make().fit(X, y)
+    with pytest.raises(ValueError, match="NaT"):
+        make().fit(X, y.to_numpy())
+
+
+def test_callback_returning_numpy_false_stops():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 6))
+    y = ((X[:, 0] + X[:, 1] * X[:, 2] > 0) ^ (rng.random(300) < 0.1)).astype(int)
+    calls = []
+
+    def stop(progress):
+        calls.append(progress)
+        return np.float64(progress.objective) > 1e9          # np.False_
+    model = OptimalTreeClassifier(max_depth=3, callback=stop).fit(X, y)
+    assert model.stopped_ and len(calls) == 1
+    model = OptimalTreeClassifier(max_depth=2, callback=lambda p: None).fit(X, y)
+    assert not model.stopped_ and model.is_optimal_

@@ -29,7 +29,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from optimaltrees.data.thresholds import format_threshold
-from optimaltrees.data.validation import is_missing, refuse_complex, refuse_time
+from optimaltrees.data.validation import (EXACT_FLOAT_INT, is_missing, refuse_complex, refuse_merged_integers,
+                                          refuse_time)
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,9 @@ def _as_columns(X, allow_missing: bool = False) -> tuple[list[np.ndarray], list[
             pandas_categorical.append(is_cat or s.dtype == object or str(s.dtype) in ("string", "str", "bool")
                                       or _pd_text(s))
             if allow_missing and not is_cat and pd_numeric(s):
+                if getattr(s.dtype, "kind", "O") in "iu":       # (ints beyond 2^53 would merge as floats)
+                    refuse_merged_integers(s.dropna().to_numpy(
+                        dtype=np.uint64 if str(s.dtype).lower().startswith("uint") else np.int64), str(s.name))
                 cols.append(s.to_numpy(dtype=np.float64, na_value=np.nan))   # nullable ints and floats: NaN
             else:
                 cols.append(np.asarray(s.astype(object) if is_cat else s.to_numpy()))
@@ -150,8 +154,6 @@ def _check_missing(col: np.ndarray, name: str, allow: bool = False) -> None:
                 raise ValueError(f"Input X contains infinity in column {name!r}.")
 
 
-#: integers up to this magnitude are exact in float64 (midpoint thresholds stay exact)
-EXACT_FLOAT_INT = 2 ** 53
 
 
 def _numeric_values(col: np.ndarray, name: str) -> np.ndarray:
@@ -405,10 +407,7 @@ def _value_column(col: np.ndarray, name: str) -> np.ndarray:
     miss = _missing_cells(col)
     out = np.full(len(col), np.nan)
     values = _numeric_values(col[~miss], name)
-    if values.dtype.kind in "iu" and values.size and np.abs(values.astype(np.float64)).max() > EXACT_FLOAT_INT:
-        if len(np.unique(values.astype(np.float64))) != len(np.unique(values)):
-            raise ValueError(f"column {name!r} has integers above 2^53 that are equal as float64; "
-                             "pass it as categorical")
+    refuse_merged_integers(values, name)
     out[~miss] = values.astype(np.float64)
     return out
 

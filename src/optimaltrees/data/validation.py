@@ -59,7 +59,14 @@ def check_raw_labels(y) -> None:
     if y is None:
         return      # scikit-learn's own "requires y" message follows
     dtype = getattr(y, "dtype", None)
-    if dtype is not None and getattr(dtype, "kind", "O") in "biufUSM":
+    if dtype is not None and getattr(dtype, "kind", "O") == "M":
+        missing = np.flatnonzero(np.isnat(np.asarray(y, dtype="datetime64[ns]").reshape(-1)))
+        if len(missing):
+            raise ValueError(f"y has {len(missing)} missing label(s) (NaT), at row(s) "
+                             f"{missing[:10].tolist()}{' ...' if len(missing) > 10 else ''}: drop those rows "
+                             "or give them a class")
+        return
+    if dtype is not None and getattr(dtype, "kind", "O") in "biufUS":
         return
     try:
         values = np.asarray(y, dtype=object).reshape(-1)
@@ -67,7 +74,7 @@ def check_raw_labels(y) -> None:
         return      # ragged or exotic: scikit-learn's checks give the message
     missing = [i for i, v in enumerate(values) if is_missing(v)]
     if missing:
-        raise ValueError(f"y has {len(missing)} missing label(s) (None, NaN or NA), at row(s) "
+        raise ValueError(f"y has {len(missing)} missing label(s) (None, NaN, NA or NaT), at row(s) "
                          f"{missing[:10]}{' ...' if len(missing) > 10 else ''}: drop those rows "
                          "or give them a class")
     text = [v for v in values if isinstance(v, (str, bytes))]
@@ -78,11 +85,68 @@ def check_raw_labels(y) -> None:
                          "give every label the same type")
 
 
+#: integers up to this magnitude are exact in float64
+EXACT_FLOAT_INT = 2 ** 53
+
+
+def refuse_merged_integers(values: np.ndarray, name) -> None:
+    """Integers beyond 2^53 that float64 cannot tell apart are refused: a
+    tree proven optimal on the merged values is not optimal on the data."""
+    if values.dtype.kind not in "iu" or values.size == 0:
+        return
+    as_float = values.astype(np.float64)
+    if np.abs(as_float).max() <= EXACT_FLOAT_INT:
+        return
+    if len(np.unique(as_float)) != len(np.unique(values)):
+        raise ValueError(f"column {name!r} has distinct integers above 2^53 that are equal as float64 "
+                         "(e.g. nanosecond timestamps); scale them (e.g. to seconds) or pass the column "
+                         "as categorical")
+
+
+def _refuse_merged_integer_columns(X) -> None:
+    """:func:`refuse_merged_integers` on every integer column of X (an array,
+    a list of rows or a DataFrame, nullable integer columns included)."""
+    if hasattr(X, "columns") and hasattr(X, "iloc"):
+        for k, (name, s) in enumerate(X.items()):
+            kind = getattr(s.dtype, "kind", "O")
+            if kind in "iu":
+                values = s.dropna().to_numpy(dtype=np.uint64 if str(s.dtype).lower().startswith("uint")
+                                             else np.int64)
+                refuse_merged_integers(values, name)
+        return
+    arr = X if isinstance(X, np.ndarray) else None
+    if arr is None and isinstance(X, (list, tuple)):
+        try:
+            arr = np.asarray(X)
+        except (TypeError, ValueError):
+            return
+    if arr is not None and arr.ndim == 2 and arr.dtype.kind in "iu":
+        for k in range(arr.shape[1]):
+            refuse_merged_integers(arr[:, k], k)
+
+
+_is_missing_cell = np.frompyfunc(lambda v: is_missing(v), 1, 1)
+
+
+def _missing_to_nan(X):
+    """An object array's missing cells (None, pandas NA / NaT) as NaN, which
+    the float conversion then reads as missing (``float(pd.NA)`` raises a
+    TypeError deep in numpy).  What ``DataFrame.to_numpy()`` gives for
+    nullable columns."""
+    if isinstance(X, np.ndarray) and X.dtype == object and X.size:
+        mask = _is_missing_cell(X).astype(bool)
+        if mask.any():
+            X = X.copy()
+            X[mask] = np.nan
+    return X
+
+
 def check_fit_data(estimator, X, y, allow_nan: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Validated (X as float64 (n, p), y as 1-D) for ``fit``; sets ``n_features_in_``.
     ``allow_nan``: missing values (NaN) in X are data; infinity stays an error."""
     name = type(estimator).__name__
     check_raw_labels(y)
+    _refuse_merged_integer_columns(X)
     if _plain_numeric(X) and type(y) is np.ndarray and y.ndim == 1:
         X = _fast_matrix(X, name, allow_nan)
         if y.shape[0] != X.shape[0]:
@@ -97,6 +161,7 @@ def check_fit_data(estimator, X, y, allow_nan: bool = False) -> tuple[np.ndarray
             del estimator.feature_names_in_
         return X, y
     refuse_complex_input(X)
+    X = _missing_to_nan(X)
     shape = getattr(X, "shape", None)
     if shape is not None and len(shape) == 2 and shape[1] == 0:
         # (a DataFrame without columns reached numpy's "at least one array or dtype is required")
@@ -116,6 +181,7 @@ def check_predict_data(estimator, X, allow_nan: bool = False) -> np.ndarray:
             )
         return X
     refuse_complex_input(X)
+    X = _missing_to_nan(X)
     return validate_data(estimator, X, dtype=np.float64, ensure_all_finite="allow-nan" if allow_nan else True,
                          reset=False)
 

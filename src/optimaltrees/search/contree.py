@@ -256,7 +256,9 @@ def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
             return True
         progress = Progress(time.perf_counter() - start, state["best"] + offset,
                             state["lower"] + offset, state["restart"], improved)
-        if callback(progress) is False:
+        answer = callback(progress)
+        # False stops, numpy's too (a comparison of numpy values); None and anything else go on
+        if answer is False or (isinstance(answer, np.bool_) and not answer):
             state["stop"] = True
             for s in shared:
                 s.stop()
