@@ -97,15 +97,18 @@ def export_diagram_text(diagram, feature_names: Sequence[str] | None = None,
     return "\n".join(lines)
 
 
+def dot_escape(text: str) -> str:
+    """Text inside a DOT string: a backslash or a quote in a name (``D:\\``,
+    ``15" screen``) would end the string early."""
+    return text.replace("\\", "\\\\").replace('"', '\\"')
+
+
 def export_diagram_dot(diagram, feature_names: Sequence[str] | None = None,
                        class_names: Sequence[object] | None = None, decimals: int = 4) -> str:
     """Graphviz DOT source: boxes for decisions (negative arc dashed), ellipses
     for the class terminals, layers ranked top to bottom."""
     names, cname = _diagram_names(diagram, feature_names, class_names)
-
-    def esc(s: str) -> str:
-        return s.replace("\\", "\\\\").replace('"', '\\"')
-
+    esc = dot_escape
     out = ["digraph DecisionDiagram {", '  node [fontname="Helvetica"];', '  edge [fontname="Helvetica"];']
     for u in range(diagram.n_nodes):
         neg, pos = diagram.split_text(u, names, decimals)
@@ -169,11 +172,11 @@ def export_tree_dot(tree: Tree, feature_names: Sequence[str] | None = None,
     for node in range(tree.node_count):
         f = int(tree.feature[node])
         if f < 0:
-            label = f"{cname(int(tree.value[node].argmax()))}\\n{leaf_counts(tree, node, ' = ', 'n')}"
+            label = f"{dot_escape(cname(int(tree.value[node].argmax())))}\\n{leaf_counts(tree, node, ' = ', 'n')}"
             out.append(f'  n{node} [shape=ellipse, style=filled, fillcolor="#eeeeee", label="{label}"];')
             continue
         text = split_texts(tree, node, fname(f), None if split_labels is None else split_labels[f])[1]
-        out.append(f'  n{node} [shape=box, label="{text.replace(chr(34), chr(39))}"];')
+        out.append(f'  n{node} [shape=box, label="{dot_escape(text)}"];')
         nan_left = tree.missing_in_training and bool(tree.missing_left[node])
         nan_right = tree.missing_in_training and not nan_left
         out.append(f'  n{node} -> n{int(tree.children_left[node])} '
