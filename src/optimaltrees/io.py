@@ -24,8 +24,10 @@ Loading a file from a stranger runs none of the file's choosing: whatever
 * trees and diagrams are checked structurally
   (:mod:`optimaltrees.model.checks`): indices in range, one proper tree or a
   layered DAG, so ``predict`` and ``export_text`` end;
-* files over ``MAX_FILE_BYTES`` are refused before parsing, as are nesting
-  deeper than ``MAX_NESTING`` and more than ``MAX_ELEMENTS`` values in all.
+* files over ``MAX_FILE_BYTES``, with more than ``MAX_CONTAINERS`` lists and
+  objects or more than ``MAX_ELEMENTS`` values are refused before parsing
+  (counted on the raw bytes), as is nesting deeper than ``MAX_NESTING``;
+  strings must be valid Unicode (JSON escapes can spell lone surrogates).
 
 Anything else raises ValueError naming the entry.  Not checked: that the
 numbers mean anything (a file can hold a valid tree that predicts nonsense,
@@ -68,6 +70,9 @@ MAX_FILE_BYTES = 256 * 2**20
 MAX_ELEMENTS = 50_000_000
 #: Deepest nesting of lists and dicts; real files nest about 8 deep.
 MAX_NESTING = 50
+#: lists and objects a model file may hold: a real one has tens (arrays are
+#: lists of numbers), and each costs a Python object when parsed
+MAX_CONTAINERS = 1_000_000
 #: Longest string a string array's dtype (``<U...``) may declare.
 MAX_STRING_LENGTH = 2**16
 
@@ -839,6 +844,17 @@ def model_from_dict(data: dict, *, with_metadata: bool = False):
         raise ValueError(f"malformed model file ({type(exc).__name__}: {exc})") from None
 
 
+def _check_counts_before_parsing(path: Path, raw: bytes) -> None:
+    """Bound what parsing builds, from the raw bytes (a string's brackets and
+    commas count too, so this only over-counts): 20 MB of ``{}`` would
+    otherwise parse into 7 million dicts, 700 MB, before any check."""
+    containers = raw.count(b"{") + raw.count(b"[")
+    if containers > MAX_CONTAINERS:
+        raise ValueError(f"{path}: more than {MAX_CONTAINERS} lists or objects; a model file has tens")
+    if raw.count(b",") + 1 > MAX_ELEMENTS:
+        raise ValueError(f"{path}: more than {MAX_ELEMENTS} values")
+
+
 def load_model(path: str | Path, *, with_metadata: bool = False):
     """Read an estimator written by :func:`save_model`; it predicts as before.
     With ``with_metadata``, the pair (estimator, the metadata saved with it).
@@ -852,6 +868,7 @@ def load_model(path: str | Path, *, with_metadata: bool = False):
         raw = f.read(MAX_FILE_BYTES + 1)    # also bounds what a pipe or device can feed
     if len(raw) > MAX_FILE_BYTES:
         raise ValueError(f"{path}: larger than a model file may be ({MAX_FILE_BYTES} bytes)")
+    _check_counts_before_parsing(path, raw)
     try:
         data = json.loads(raw)
     except RecursionError:

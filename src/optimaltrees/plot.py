@@ -82,17 +82,18 @@ def _canvas(ax, width: float, height: float, title: str | None):
     ax.set_ylim(0.0, height)
     ax.axis("off")
     if title:
-        fig.suptitle(title, y=1.0 - 0.08 / top, va="top", fontsize=11)
+        fig.suptitle(title, y=1.0 - 0.08 / top, va="top", fontsize=11, parse_math=False)
     return fig, ax
 
 
 def _label(ax, x: float, y: float, text: str, size: float, box: dict, **kw) -> None:
-    ax.text(x, y, text, ha="center", va="center", fontsize=size, bbox=box, zorder=3, **kw)
+    # parse_math=False: names are drawn as written ("a $x$ b" is not maths; "$\\frac{$" no error)
+    ax.text(x, y, text, ha="center", va="center", fontsize=size, bbox=box, zorder=3, parse_math=False, **kw)
 
 
 def _arc_label(ax, x: float, y: float, text: str, style: dict, size: float, va: str = "center") -> None:
     ax.text(x, y, text, fontsize=size * _ARC_FONT_SCALE, color=style["color"], ha="center", va=va,
-            bbox=_ARC_LABEL, zorder=4)
+            bbox=_ARC_LABEL, zorder=4, parse_math=False)
 
 
 def _polyline(ax, points, style: dict) -> None:
@@ -473,7 +474,7 @@ def plot_trace(trace, *, error_label: str | None = None, end: float | None = Non
     ax.legend(loc="best", fontsize=8)
     ax.grid(alpha=0.3)
     if title:
-        ax.set_title(title)
+        ax.set_title(title, parse_math=False)
     return fig
 
 

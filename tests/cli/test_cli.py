@@ -513,3 +513,21 @@ def test_models_of_bool_columns_save_and_load():
         est.fit(X, y)
         back = model_from_dict(json.loads(json.dumps(model_to_dict(est))))
         assert (back.predict(X) == est.predict(X)).all()
+
+
+def test_model_file_of_many_empty_objects_is_refused_before_parsing(tmp_path, monkeypatch):
+    """20 MB of '{}' parsed into 700 MB before the element count refused it."""
+    import optimaltrees.io as io_module
+    monkeypatch.setattr(io_module, "MAX_CONTAINERS", 1000)
+    path = tmp_path / "m.json"
+    path.write_text('{"format": "optimaltrees-model", "version": 3, "x": [' + ",".join(["{}"] * 1001) + "]}")
+    parsed = []
+    monkeypatch.setattr(io_module.json, "loads", lambda raw: parsed.append(1))
+    with pytest.raises(ValueError, match="more than 1000 lists or objects"):
+        load_model(path)
+    assert not parsed
+    monkeypatch.setattr(io_module, "MAX_ELEMENTS", 500)
+    path.write_text("[" + ",".join(["1"] * 600) + "]")
+    with pytest.raises(ValueError, match="more than 500 values"):
+        load_model(path)
+    assert not parsed

@@ -15,3 +15,20 @@ def test_dot_strings_escape_quotes_and_backslashes():
         lines = [ln for ln in model.export_dot().splitlines() if "label=" in ln and "fontname" not in ln]
         assert lines and all(dot_line.match(ln) for ln in lines), lines
         assert any('15\\" screen' in ln for ln in lines)
+
+
+def test_tree_document_indices_must_be_integers():
+    """numpy took 1.9, "1" and true as node and feature index 1."""
+    import json
+
+    import pytest
+
+    from optimaltrees.model.tree import Tree
+    good = {"format": "optimaltrees.Tree", "version": 2, "n_features": 2, "feature": [1, -1, -1],
+            "threshold": [0.5, 0.0, 0.0], "children_left": [1, -1, -1], "children_right": [2, -1, -1],
+            "value": [[2, 2], [2, 0], [0, 2]]}
+    assert Tree.from_json(json.dumps(good)).feature.tolist() == [1, -1, -1]
+    for key, bad in (("feature", [1.9, -1, -1]), ("children_left", ["1", -1, -1]),
+                     ("children_right", [True, -1, -1]), ("n_features", 1e30), ("n_features", 10 ** 40)):
+        with pytest.raises(ValueError, match=key):
+            Tree.from_json(json.dumps(dict(good, **{key: bad})))

@@ -188,3 +188,15 @@ def test_tree_trace_runs_to_the_end_of_the_fit():
     assert best.get_xdata()[-1] == model.fit_time_
     assert best.get_ydata()[-1] == model.objective_
     assert fig.axes[0].get_ylabel() == "training errors"
+
+
+def test_names_with_dollar_signs_are_drawn_as_written():
+    """'a $x$ b' was drawn as maths and 'p $\\frac{$' failed in matplotlib's parser."""
+    import io
+
+    stump = Tree([0, -1, -1], [0.5, -2.0, -2.0], [1, -1, -1], [2, -1, -1],
+                 [[2.0, 2.0], [2.0, 0.0], [0.0, 2.0]], 1)
+    for name in ("a $x$ b", "p $\\frac{$"):
+        fig = plot_tree(stump, feature_names=[name], class_names=["$1", "$2"], title=name)
+        fig.savefig(io.BytesIO(), format="png")        # renders every text: the maths parser ran here
+        assert any(name in t.get_text() for t in fig.axes[0].texts)

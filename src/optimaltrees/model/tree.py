@@ -226,13 +226,17 @@ class Tree:
             entry = d.get(key)
             if not isinstance(entry, list):
                 raise ValueError(f"tree document: {key} must be a list, got {type(entry).__name__}")
+            if dtype is np.int64 and not all(type(v) is int for v in entry):
+                # numpy would take 1.9, "1" and true as 1
+                bad = next(v for v in entry if type(v) is not int)
+                raise ValueError(f"tree document: {key} must hold integers, got {bad!r}")
             try:
                 arrays[key] = np.array(entry, dtype=dtype)
             except (TypeError, ValueError, OverflowError) as exc:
                 raise ValueError(f"tree document: {key} is not an array of numbers ({exc})") from None
         n_features = d.get("n_features")
-        if isinstance(n_features, bool) or not isinstance(n_features, int):
-            raise ValueError(f"tree document: n_features must be an integer, got {n_features!r}")
+        if isinstance(n_features, bool) or not isinstance(n_features, int) or not 1 <= n_features <= 2 ** 31:
+            raise ValueError(f"tree document: n_features must be an integer in [1, 2^31], got {n_features!r}")
         check_tree_arrays(n_features=n_features, **arrays)
         missing_left, trained = d.get("missing_left"), d.get("missing_in_training", False)
         if missing_left is not None:        # version 1 files have none: the larger child's side
