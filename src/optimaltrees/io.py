@@ -87,6 +87,10 @@ def _encode(value, where: str):
     if isinstance(value, numbers.Integral):
         return int(value)
     if isinstance(value, numbers.Real):
+        if not isinstance(value, (float, np.floating)):
+            # a Fraction category saved as a float would no longer equal the data's values
+            raise TypeError(f"{where}: cannot store a {type(value).__name__} exactly in a model file; "
+                            "convert the column to float or to strings before fitting")
         v = float(value)
         return v if np.isfinite(v) else {"__float__": repr(v)}
     if isinstance(value, np.str_):

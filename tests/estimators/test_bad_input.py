@@ -325,3 +325,24 @@ def test_callback_returning_numpy_false_stops():
     assert model.stopped_ and len(calls) == 1
     model = OptimalTreeClassifier(max_depth=2, callback=lambda p: None).fit(X, y)
     assert not model.stopped_ and model.is_optimal_
+
+
+@pytest.mark.parametrize("groups, match", [([None, None, "b", "b"], "missing .* at row\\(s\\) \\[0, 1\\]"),
+                                           (np.array([1, "a", 1, "a"], dtype=object), "cannot be ordered"),
+                                           ([np.nan, 1.0, 1.0, 2.0], "missing .* at row\\(s\\) \\[0\\]")])
+def test_sensitive_groups_missing_or_mixed_are_named(groups, match):
+    with pytest.raises(ValueError, match=match):
+        DecisionDiagramClassifier((1, 2), fairness_ratio=0.8, time_limit=5).fit(X_OK, Y_OK, sensitive=groups)
+
+
+def test_fraction_categories_are_not_saved_inexactly():
+    """Saved as floats, 1/3 no longer equalled the data's value: predictions changed after loading."""
+    import fractions
+
+    import pandas as pd
+
+    from optimaltrees.io import model_to_dict
+    X = pd.DataFrame({"a": [fractions.Fraction(1, 3), fractions.Fraction(2, 3), 1, 2]})
+    model = OptimalTreeClassifier(max_depth=1).fit(X, [0, 1, 1, 1])
+    with pytest.raises(TypeError, match="cannot store a Fraction exactly"):
+        model_to_dict(model)

@@ -350,3 +350,19 @@ def test_extreme_weights_scale_exactly_or_are_refused():
     X11 = np.arange(11.0)[:, None]
     with pytest.raises(ValueError, match="2\\^50 times the lightest"):
         OptimalTreeClassifier(max_depth=1).fit(X11, [0] * 10 + [1], sample_weight=[1e15] * 10 + [1.0])
+
+
+def test_weight_ratio_refusal_names_the_real_total_without_overflow():
+    """A denormal lightest row overflowed the scaled weights: 'total inf' and a RuntimeWarning."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="the sample weights total 3, more than 2\\^50"):
+            OptimalTreeClassifier(max_depth=1).fit(np.arange(4.0)[:, None], [0, 0, 1, 1],
+                                                   sample_weight=[5e-324, 1, 1, 1])
+        with pytest.raises(ValueError, match="sum to more than a float64 holds"):
+            OptimalTreeClassifier(max_depth=1).fit(np.arange(4.0)[:, None], [0, 1, 0, 1],
+                                                   sample_weight=[1e308] * 4)
+        big = OptimalTreeClassifier(max_depth=1).fit(np.arange(4.0)[:, None], [0, 1, 0, 1],
+                                                     sample_weight=[1e300] * 4)
+    assert big.objective_ == pytest.approx(1e300)

@@ -189,6 +189,8 @@ def column_names(path: str | Path, header: bool | None = None, *, encoding: str 
     """(column names, whether they come from a header) as :func:`read_table`
     would give them, from the start of the file only."""
     path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{path}: is a folder, not a data file")
     if not path.is_file():
         raise FileNotFoundError(f"no such data file: {path}")
     with open(path, "rb") as fh:
@@ -225,6 +227,8 @@ def read_table(path: str | Path, label: str | int | bool | None = None, header: 
     import pandas as pd
 
     path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"{path}: is a folder, not a data file")
     if not path.is_file():
         raise FileNotFoundError(f"no such data file: {path}")
     if decimal not in (None, ".", ","):

@@ -141,6 +141,12 @@ def _missing_to_nan(X):
     return X
 
 
+def _quiet_sum(values: np.ndarray) -> float:
+    """A sum that may overflow to inf without numpy's RuntimeWarning (the caller says why)."""
+    with np.errstate(over="ignore"):
+        return float(values.sum())
+
+
 def check_fit_data(estimator, X, y, allow_nan: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Validated (X as float64 (n, p), y as 1-D) for ``fit``; sets ``n_features_in_``.
     ``allow_nan``: missing values (NaN) in X are data; infinity stays an error."""
@@ -297,7 +303,7 @@ def check_fit_weights(sample_weight, class_weight, y_index: np.ndarray, classes:
         weight = per_class[y_index] if weight is None else weight * per_class[y_index]
     if weight is not None and not (weight > 0).any():
         raise ValueError("all sample weights are zero (sample_weight times class_weight): nothing to fit")
-    if weight is not None and not np.isfinite(weight.sum()):
+    if weight is not None and not np.isfinite(_quiet_sum(weight)):
         raise ValueError("the sample weights (times class_weight) sum to more than a float64 holds: "
                          "rescale them")
     return weight

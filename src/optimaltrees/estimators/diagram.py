@@ -13,7 +13,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from optimaltrees.data.binarize import categorical_encoder, raw_columns
 from optimaltrees.data.validation import (check_class_labels, check_fit_data, check_fit_weights,
-                                          check_predict_data)
+                                          check_predict_data, is_missing)
 from optimaltrees.estimators._base import Range, positive_seconds, validate_params
 from optimaltrees.model.export import export_diagram_dot, export_diagram_text
 from optimaltrees.search.diagram.heuristic import Settings, node_penalty
@@ -235,7 +235,15 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
             values = np.asarray(sensitive).reshape(-1)
             if len(values) != X.shape[0]:
                 raise ValueError(f"sensitive has {len(values)} entries, X has {X.shape[0]} rows")
-        levels, group = np.unique(values, return_inverse=True)
+        gaps = [i for i, v in enumerate(values.tolist()) if is_missing(v)]
+        if gaps:
+            raise ValueError(f"the sensitive attribute is missing (None, NaN or NA) at row(s) {gaps[:10]}: "
+                             "every row needs its group")
+        try:
+            levels, group = np.unique(values, return_inverse=True)
+        except TypeError:
+            raise ValueError("the sensitive attribute mixes values that cannot be ordered "
+                             f"(e.g. {sorted({type(v).__name__ for v in values.tolist()})}); give one type") from None
         if len(levels) != 2:
             raise ValueError(f"the sensitive attribute must take exactly two values (two groups), "
                              f"got {len(levels)}: {levels[:5].tolist()}")

@@ -134,14 +134,17 @@ def _weighted_search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_dep
         # as without weights: a leaf of every (remaining) row is always allowed
         options["min_samples_leaf"] = min(options["min_samples_leaf"], X.shape[0])
     low = float(weight.min())
-    # the lightest row as 1 to 2: weight * 2**-e, exact (ldexp: no overflow for denormal weights)
-    e = math.frexp(low)[1] - 1
-    scaled = np.ldexp(weight, -e)
-    total = float(scaled.sum())
-    if not total <= MAX_TOTAL_OVER_LIGHTEST * float(scaled.min()):
-        raise ValueError(f"the sample weights total {math.ldexp(total, e):.6g}, more than 2^50 times the "
+    # checked before scaling, as a ratio (a total of 4e308 is fine when every row weighs 1e308;
+    # 1 beside a denormal lightest row overflows the ratio, refused all the same)
+    with np.errstate(over="ignore"):
+        ratio = float((weight / low).sum())
+    if not ratio <= MAX_TOTAL_OVER_LIGHTEST:
+        raise ValueError(f"the sample weights total {float(weight.sum()):.6g}, more than 2^50 times the "
                          f"lightest row's {low:.3g}: sums of doubles cannot tell that row from 0; rescale "
                          "the weights, or give the lightest rows weight 0 to leave them out")
+    # the lightest row as 1 to 2: weight * 2**-e, exact (every scaled weight below 2^51)
+    e = math.frexp(low)[1] - 1
+    scaled = np.ldexp(weight, -e)
 
     def back(v: float) -> float:
         return math.ldexp(v, e) if math.isfinite(v) else v
@@ -234,7 +237,7 @@ def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
             need = sum(e.memory_bytes for e in engines) / 2**20
             if need > memory_limit_mb:
                 raise ValueError(
-                    f"memory_limit={memory_limit_mb:g} MB is below the {need:.1f} MB the search's "
+                    f"memory_limit={memory_limit_mb:g} MB is below the {need:.3g} MB the search's "
                     f"buffers need for {enc.n_samples} rows x {enc.n_features} features at depth "
                     f"{max_depth}{f' on {n_threads} threads' if n_threads > 1 else ''}")
     except _OutOfTime:
