@@ -346,3 +346,18 @@ def test_fraction_categories_are_not_saved_inexactly():
     model = OptimalTreeClassifier(max_depth=1).fit(X, [0, 1, 1, 1])
     with pytest.raises(TypeError, match="cannot store a Fraction exactly"):
         model_to_dict(model)
+
+
+@pytest.mark.parametrize("fill", [0.0, np.nan])
+@pytest.mark.parametrize("make", EVERY_ESTIMATOR, ids=ESTIMATOR_IDS)
+def test_sparse_dataframe_columns_are_read_densely(make, fill):
+    """A sparse column with a NaN fill value failed in pandas' COO conversion."""
+    import warnings
+
+    import pandas as pd
+    X = pd.DataFrame({"a": pd.arrays.SparseArray([0.0, 1.0, 0.0, 2.0], fill_value=fill), "b": [1.0, 2, 3, 4]})
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")          # nor scikit-learn's "sparse columns found" warning
+        model = make().fit(X, [0, 1, 0, 1])
+        assert (model.predict(X) == [0, 1, 0, 1]).all()
+        assert (model.predict(X[["a"]].sparse.to_dense().assign(b=X["b"])) == [0, 1, 0, 1]).all()

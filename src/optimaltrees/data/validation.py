@@ -128,6 +128,19 @@ def _refuse_merged_integer_columns(X) -> None:
 _is_missing_cell = np.frompyfunc(lambda v: is_missing(v), 1, 1)
 
 
+def _dense_frame(X):
+    """A DataFrame's sparse columns made dense: scikit-learn's conversion goes
+    through a COO matrix, which refuses any fill value but 0 ("fill value
+    must be 0"), and warns for the rest."""
+    if hasattr(X, "columns") and hasattr(X, "dtypes"):
+        sparse = [c for c, t in X.dtypes.items() if type(t).__name__ == "SparseDtype"]
+        if sparse:
+            X = X.copy()
+            for c in sparse:
+                X[c] = X[c].sparse.to_dense()
+    return X
+
+
 def _missing_to_nan(X):
     """An object array's missing cells (None, pandas NA / NaT) as NaN, which
     the float conversion then reads as missing (``float(pd.NA)`` raises a
@@ -167,7 +180,7 @@ def check_fit_data(estimator, X, y, allow_nan: bool = False) -> tuple[np.ndarray
             del estimator.feature_names_in_
         return X, y
     refuse_complex_input(X)
-    X = _missing_to_nan(X)
+    X = _missing_to_nan(_dense_frame(X))
     shape = getattr(X, "shape", None)
     if shape is not None and len(shape) == 2 and shape[1] == 0:
         # (a DataFrame without columns reached numpy's "at least one array or dtype is required")
@@ -187,7 +200,7 @@ def check_predict_data(estimator, X, allow_nan: bool = False) -> np.ndarray:
             )
         return X
     refuse_complex_input(X)
-    X = _missing_to_nan(X)
+    X = _missing_to_nan(_dense_frame(X))
     return validate_data(estimator, X, dtype=np.float64, ensure_all_finite="allow-nan" if allow_nan else True,
                          reset=False)
 
