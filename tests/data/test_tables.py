@@ -173,3 +173,8 @@ def test_allow_missing_keeps_the_gaps_of_features_but_not_of_labels(tmp_path):
     path.write_text("size,y\n1.5,a\n2,\n")
     with pytest.raises(ValueError, match="column 'y' has missing values"):
         read_table(path, allow_missing=True)
+
+
+def test_infinity_is_refused_by_line_and_column(tmp_path):
+    with pytest.raises(ValueError, match=r"line 3: an infinite value in column 'b'"):
+        read_table(_write(tmp_path / "i.csv", "a,b,y\n1,2,0\n2,inf,1\n3,-Infinity,0\n"))

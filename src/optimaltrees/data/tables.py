@@ -334,6 +334,11 @@ def read_table(path: str | Path, label: str | int | bool | None = None, header: 
             out = np.full(len(codes), None, dtype=object)
             out[present] = uniques[codes[present]]
             cols[name] = out
+    for name, values in cols.items():
+        if values.dtype == np.float64 and np.isinf(values).any():
+            bad = int(np.flatnonzero(np.isinf(values))[0])
+            raise ValueError(f"{path}, line {line_of([bad])[0]}: an infinite value in column {name!r}; "
+                             "no method searches infinity (give it a large finite value, or leave it missing)")
     if j < 0:     # label=False: every column is a feature (data to predict)
         return Table(pd.DataFrame(cols), None, None, str(path), named=header)
     y = cols.pop(names[j])
