@@ -306,15 +306,20 @@ class DiagramFormula:
             plc.coef[u, f] = 1.0
             side = np.array([true[self.pos[u, i]] for i in self.members])
             r = self.ranks[self.members, f] if picked else np.zeros(len(self.members))
-            if side.all() or not picked:
-                t = 0.0 if side.all() else float(self.ranks[:, f].max() + 1)
-            elif not side.any():
-                t = float(self.ranks[:, f].max() + 1)
+            # a node sending every point one way is the "always" test (threshold 0:
+            # every rank is >= 0), the MILP's only such test; one sending every
+            # point to its negative side is that test with its heads swapped
+            # (a threshold above every rank was no test the MILP start knows)
+            everyone_negative = len(side) > 0 and not side.any()
+            if side.all() or everyone_negative or not picked:
+                t = 0.0
             else:
                 t = float(math.floor((r[~side].max() + 1 + r[side].min()) / 2))
             plc.threshold[u] = t
             for s, target in ((0, plc.negative), (1, plc.positive)):
                 target[u] = next(v for v in self._heads(u) if true[self.arc[u, s, v]])
+            if everyone_negative:
+                plc.positive[u], plc.negative[u] = plc.negative[u], plc.positive[u]
         return plc
 
 
