@@ -162,3 +162,16 @@ def test_workers_kill_a_fit_past_its_limit_and_go_on():
     assert [r["i"] for r in records] == [0, 1, 2] and len(seen) == 3
     assert [r["status"] for r in records] == ["killed", "failed", "ok"]
     assert "unknown fit" in records[1]["message"] and "within 0.6 s" in records[0]["message"]
+
+
+def test_cv_flags_are_checked_before_any_fit(tmp_path, capsys):
+    from optimaltrees.cli import main
+    path = tmp_path / "d.csv"
+    path.write_text("a,y\n1,0\n2,1\n3,0\n4,1\n")
+    assert main(["bench", "cv", "--data", str(path), "--method", "diagram", "--skeletons", "a",
+                 "--out", str(tmp_path / "r.md")]) == 1
+    assert "--skeletons: 'a' is not layer widths" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["bench", "cv", "--data", str(path), "--strategy", "bogus", "--out", str(tmp_path / "r.md")])
+    assert "invalid choice: 'bogus'" in capsys.readouterr().err
+    assert not (tmp_path / "r.md").exists()

@@ -25,6 +25,7 @@ from optimaltrees._optional import require
 from optimaltrees.bench.common import progress_line
 from optimaltrees.bench.report import fmt, machine_block, markdown_table
 from optimaltrees.bench.runner import Job, run_jobs_in_workers
+from optimaltrees.search.strategies import STRATEGIES
 
 NAME = "cv"
 WORKERS = 2
@@ -39,7 +40,7 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--method", choices=METHODS, default="tree")
     ap.add_argument("--depths", nargs="+", type=int, default=[2, 3, 4],
                     help="tree / cart: depths to compare; sat: depth caps")
-    ap.add_argument("--strategy", default="exhaustive", help="tree: search strategy")
+    ap.add_argument("--strategy", default="exhaustive", choices=sorted(STRATEGIES), help="tree: search strategy")
     ap.add_argument("--skeletons", nargs="+", default=["1,2,2", "1,2,4,4"],
                     help="diagram: skeletons to compare, e.g. 1,2,4,4")
     ap.add_argument("--alpha", type=float, default=0.01, help="diagram: node price")
@@ -48,9 +49,20 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--time-limit", type=float, default=60.0, help="seconds per fit (default %(default)s)")
 
 
+def _skeleton(text: str) -> list[int]:
+    """'1,2,4,4' as layer widths; anything else named as the flag's value."""
+    try:
+        widths = [int(w) for w in text.split(",")]
+    except ValueError:
+        raise ValueError(f"--skeletons: {text!r} is not layer widths such as 1,2,4,4") from None
+    if not widths or min(widths) < 1:
+        raise ValueError(f"--skeletons: {text!r} is not layer widths such as 1,2,4,4 (each at least 1)")
+    return widths
+
+
 def _settings(args) -> list[dict]:
     if args.method == "diagram":
-        return [{"skeleton": [int(w) for w in s.split(",")], "alpha": args.alpha} for s in args.skeletons]
+        return [{"skeleton": _skeleton(s), "alpha": args.alpha} for s in args.skeletons]
     return [{"depth": d} for d in args.depths]
 
 
