@@ -497,6 +497,10 @@ def cmd_predict(args) -> int:
             X = X.reindex(columns=list(expected), fill_value=0.0)
         else:   # fitted on a plain matrix: pass one (no column-name checks to trip over)
             X = X.to_numpy(dtype=float)
+    if getattr(model, "feature_names_in_", None) is None and hasattr(X, "columns"):
+        # fitted on a plain matrix (the Python API): columns by position, without
+        # scikit-learn's "X has feature names" warning on every run
+        X = X.to_numpy()
     try:
         pred = model.predict(X)
         proba = model.predict_proba(X) if args.proba else None
