@@ -178,3 +178,24 @@ def test_allow_missing_keeps_the_gaps_of_features_but_not_of_labels(tmp_path):
 def test_infinity_is_refused_by_line_and_column(tmp_path):
     with pytest.raises(ValueError, match=r"line 3: an infinite value in column 'b'"):
         read_table(_write(tmp_path / "i.csv", "a,b,y\n1,2,0\n2,inf,1\n3,-Infinity,0\n"))
+
+
+def test_equality_block_matches_a_pass_per_value():
+    """The one-pass category matrix against the per-value comparison it replaced
+    (mixed types, 1 == 1.0 == True, missing cells, subsets, unseen values)."""
+    import pandas as pd
+
+    from optimaltrees.data.binarize import _equality_block, _equals
+    rng = np.random.default_rng(3)
+    pool = ["a", "b", "c", 1, 1.0, True, 2.5, None, np.nan, pd.NA, "1", np.str_("b"), -0.0, 0.0]
+    for _ in range(200):
+        col = np.empty(int(rng.integers(1, 30)), dtype=object)
+        col[:] = [pool[i] for i in rng.integers(0, len(pool), len(col))]
+        values = [v for v in ("a", "b", 1, 2.5, "zz", 0.0, "1")[:int(rng.integers(1, 8))]]
+        want = np.stack([_equals(col, v) for v in values], axis=1)
+        assert (_equality_block(col, values) == want).all()
+        subsets = [values[: k + 1] for k in range(len(values))]
+        want = np.stack([np.any([_equals(col, m) for m in s], axis=0) for s in subsets], axis=1)
+        assert (_equality_block(col, subsets, subsets=True) == want).all()
+    numeric = rng.integers(0, 5, 40).astype(float)
+    assert (_equality_block(numeric, [1.0, 3.0, 7.0]) == np.stack([numeric == v for v in (1.0, 3.0, 7.0)], 1)).all()

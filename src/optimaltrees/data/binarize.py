@@ -314,11 +314,8 @@ class Binarizer:
                 if values.dtype == object:            # exact integer thresholds
                     x, values = _exact_pair(x, values)
                 block = x[:, None] > values[None, :]   # one column's tests at once
-            elif kind == "in":
-                block = np.stack([np.any([_equals(col, v) for v in members], axis=0) for members in values],
-                                 axis=1)
             else:
-                block = np.stack([_equals(col, v) for v in values], axis=1)
+                block = _equality_block(col, values, subsets=kind == "in")
             if keep:      # a missing category: missing in each of its tests
                 block = block.astype(np.float64)
                 block[_missing_cells(col)] = np.nan
@@ -437,6 +434,38 @@ def _equals(col: np.ndarray, value) -> np.ndarray:
     if col.dtype.kind in "biuf" and isinstance(value, (int, float, np.number)):
         return col == value
     return np.fromiter((not is_missing(v) and bool(v == value) for v in col.tolist()), dtype=bool, count=len(col))
+
+
+def _equality_block(col: np.ndarray, values, subsets: bool = False) -> np.ndarray:
+    """(rows, tests) booleans: cell == values[j] (``subsets``: cell in the
+    set values[j]); a missing cell matches nothing.  One hashing pass over
+    the cells (pandas' factorize), then each distinct value's rows set at
+    once: rows + levels work, where a pass per level (:func:`_equals`) was
+    rows x levels in Python (20,000 rows x 4,000 levels: 12 s)."""
+    import pandas as pd
+
+    n = len(col)
+    out = np.zeros((n, len(values)), dtype=bool)
+    tests_of: dict = {}
+    try:
+        for j, v in enumerate(values):
+            for member in (v if subsets else (v,)):
+                tests_of.setdefault(member, []).append(j)
+        codes, uniques = pd.factorize(np.asarray(col, dtype=object) if col.dtype.kind not in "biuf" else col,
+                                      use_na_sentinel=True)
+        found = [tests_of.get(u, ()) if not is_missing(u) else () for u in uniques]
+    except TypeError:      # unhashable cells or values: one pass per value
+        for j, v in enumerate(values):
+            out[:, j] = (np.any([_equals(col, m) for m in v], axis=0) if subsets else _equals(col, v))
+        return out
+    order = np.argsort(codes, kind="stable")
+    starts = np.searchsorted(codes[order], np.arange(len(uniques) + 1))
+    for u, tests in enumerate(found):
+        if tests:
+            rows = order[starts[u]:starts[u + 1]]
+            for j in tests:
+                out[rows, j] = True
+    return out
 
 
 def categorical_encoder(X, spec, owner: str, subsets: bool = False) -> "Binarizer | None":
