@@ -361,3 +361,18 @@ def test_sparse_dataframe_columns_are_read_densely(make, fill):
         model = make().fit(X, [0, 1, 0, 1])
         assert (model.predict(X) == [0, 1, 0, 1]).all()
         assert (model.predict(X[["a"]].sparse.to_dense().assign(b=X["b"])) == [0, 1, 0, 1]).all()
+
+
+@pytest.mark.parametrize("make", EVERY_ESTIMATOR[:1] + EVERY_ESTIMATOR[2:], ids=["tree", "diagram"])
+def test_an_encoding_too_large_is_refused_before_it_is_built(make, monkeypatch):
+    """300,000 rows x 100,000 categories would have been a 30-billion-cell matrix."""
+    import pandas as pd
+
+    import optimaltrees.data.binarize as binarize
+    monkeypatch.setattr(binarize, "MAX_ENCODED_CELLS", 100)
+    X = pd.DataFrame({"id": [f"r{i}" for i in range(20)], "a": np.arange(20.0)})
+    y = np.arange(20) % 2
+    with pytest.raises(ValueError, match="20 rows x 21 tests .*column .id. alone makes 20 tests"):
+        make().fit(X, y)
+    model = make().fit(X[["a"]].assign(k=list("ab") * 10), y)       # 20 rows x 2-3 tests: fine
+    assert model.predict(X[["a"]].assign(k=list("ab") * 10)).shape == (20,)

@@ -291,6 +291,7 @@ class Binarizer:
         n = len(cols[0])
         if n == 0:
             raise ValueError("Found array with 0 sample(s) while a minimum of 1 is required.")
+        _check_encoded_size(n, self.tests_, owner)
         blocks, order = [], []
         for column, kind, index, values in self._column_tests():
             col = cols[column]
@@ -372,6 +373,28 @@ def _exact_pair(x: np.ndarray, thresholds: np.ndarray) -> tuple[np.ndarray, np.n
         except OverflowError:
             pass
     return x.astype(object), thresholds              # Python compares int and float exactly
+
+
+#: the encoded matrix (rows x tests) is refused beyond this many cells, before
+#: it is built: 2 GB as the tree's float64 (a column of 100,000 categories over
+#: 300,000 rows would be 30 billion cells, an out-of-memory crash)
+MAX_ENCODED_CELLS = 2 ** 28
+
+
+def _check_encoded_size(n_rows: int, tests: list, owner: str) -> None:
+    """Refuse an encoded matrix over :data:`MAX_ENCODED_CELLS`, naming the
+    column with the most tests (most likely an identifier or a free-text field)."""
+    cells = n_rows * len(tests)
+    if cells <= MAX_ENCODED_CELLS:
+        return
+    per_column: dict = {}
+    for t in tests:
+        per_column[t.name] = per_column.get(t.name, 0) + 1
+    name, most = max(per_column.items(), key=lambda kv: kv[1])
+    raise ValueError(f"{owner}: the encoded data would be {n_rows} rows x {len(tests)} tests "
+                     f"({cells:,} cells, more than {MAX_ENCODED_CELLS:,}); column {name!r} alone makes "
+                     f"{most} tests (one per category): drop it if it is an identifier, group its "
+                     "categories, or predict in smaller batches")
 
 
 #: categorical_splits="subsets": a column of m values gives 2^(m-1) - 1 tests,
