@@ -29,8 +29,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from optimaltrees.data.thresholds import format_threshold
-from optimaltrees.data.validation import (EXACT_FLOAT_INT, is_missing, refuse_complex, refuse_merged_integers,
-                                          refuse_time)
+from optimaltrees.data.validation import (EXACT_FLOAT_INT, is_missing, refuse_complex,
+                                          refuse_merged_integer_series, refuse_merged_integers, refuse_time)
 
 
 @dataclass(frozen=True)
@@ -94,9 +94,7 @@ def _as_columns(X, allow_missing: bool = False) -> tuple[list[np.ndarray], list[
             pandas_categorical.append(is_cat or s.dtype == object or str(s.dtype) in ("string", "str", "bool")
                                       or _pd_text(s))
             if allow_missing and not is_cat and pd_numeric(s):
-                if getattr(s.dtype, "kind", "O") in "iu":       # (ints beyond 2^53 would merge as floats)
-                    refuse_merged_integers(s.dropna().to_numpy(
-                        dtype=np.uint64 if str(s.dtype).lower().startswith("uint") else np.int64), str(s.name))
+                refuse_merged_integer_series(s, str(s.name))      # (ints beyond 2^53 would merge as floats)
                 cols.append(s.to_numpy(dtype=np.float64, na_value=np.nan))   # nullable ints and floats: NaN
             else:
                 cols.append(np.asarray(s.astype(object) if is_cat else s.to_numpy()))

@@ -103,16 +103,20 @@ def refuse_merged_integers(values: np.ndarray, name) -> None:
                          "as categorical")
 
 
+def refuse_merged_integer_series(s, name) -> None:
+    """:func:`refuse_merged_integers` on a pandas column of integers
+    (nullable ones too: their missing cells left out); others pass."""
+    if getattr(s.dtype, "kind", "O") in "iu":
+        unsigned = str(s.dtype).lower().startswith("uint")
+        refuse_merged_integers(s.dropna().to_numpy(dtype=np.uint64 if unsigned else np.int64), name)
+
+
 def _refuse_merged_integer_columns(X) -> None:
     """:func:`refuse_merged_integers` on every integer column of X (an array,
     a list of rows or a DataFrame, nullable integer columns included)."""
     if hasattr(X, "columns") and hasattr(X, "iloc"):
-        for k, (name, s) in enumerate(X.items()):
-            kind = getattr(s.dtype, "kind", "O")
-            if kind in "iu":
-                values = s.dropna().to_numpy(dtype=np.uint64 if str(s.dtype).lower().startswith("uint")
-                                             else np.int64)
-                refuse_merged_integers(values, name)
+        for name, s in X.items():
+            refuse_merged_integer_series(s, name)
         return
     arr = X if isinstance(X, np.ndarray) else None
     if arr is None and isinstance(X, (list, tuple)):
