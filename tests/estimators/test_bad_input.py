@@ -376,3 +376,15 @@ def test_an_encoding_too_large_is_refused_before_it_is_built(make, monkeypatch):
         make().fit(X, y)
     model = make().fit(X[["a"]].assign(k=list("ab") * 10), y)       # 20 rows x 2-3 tests: fine
     assert model.predict(X[["a"]].assign(k=list("ab") * 10)).shape == (20,)
+
+
+def test_a_numeric_encoding_too_large_names_its_thresholds(monkeypatch):
+    """SAT's tests of a numeric column are thresholds, not categories: the
+    refusal says to round or bin it."""
+    import optimaltrees.data.binarize as binarize
+    from optimaltrees import SATTreeClassifier
+    monkeypatch.setattr(binarize, "MAX_ENCODED_CELLS", 100)
+    X = np.column_stack([np.arange(20.0) / 7, np.arange(20) % 3])
+    with pytest.raises(ValueError, match=r"SATTreeClassifier: .*column 'x\[0\]' alone makes 19 tests "
+                                         r"\(one per threshold between its distinct values\): round or bin"):
+        SATTreeClassifier(time_limit=5).fit(X, np.arange(20) % 2)

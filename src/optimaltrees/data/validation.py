@@ -18,7 +18,16 @@ def _plain_numeric(a) -> bool:
     return type(a) is np.ndarray and a.dtype.kind in "biuf"
 
 
-def _fast_matrix(X: np.ndarray, estimator_name: str, allow_nan: bool = False) -> np.ndarray:
+#: the finiteness check reads this many cells between two checkpoints
+CHECK_CELLS = 2 ** 22
+
+
+def _fast_matrix(X: np.ndarray, estimator_name: str, allow_nan: bool = False,
+                 checkpoint=None) -> np.ndarray:
+    """X as C-ordered float64, refused with scikit-learn's messages when it is
+    not a non-empty 2-D finite matrix (NaN allowed with ``allow_nan``).
+    ``checkpoint()`` (optional) is called between blocks of rows: a fit's time
+    limit raises from it while a large matrix is checked."""
     if X.ndim != 2:
         raise ValueError(
             f"Expected 2D array, got {X.ndim}D array instead. Reshape your data either using "
@@ -30,6 +39,15 @@ def _fast_matrix(X: np.ndarray, estimator_name: str, allow_nan: bool = False) ->
     if X.shape[1] == 0:
         raise ValueError(f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 is required.")
     X = np.ascontiguousarray(X, dtype=np.float64)
+    if checkpoint is not None:
+        step = max(1, CHECK_CELLS // X.shape[1])
+        for r0 in range(0, X.shape[0], step):        # blocks of rows, no matrix-sized temporary
+            checkpoint()
+            block = X[r0:r0 + step]
+            if not (np.isfinite(block).all() or (allow_nan and not np.isinf(block).any())):
+                break
+        else:
+            return X
     if not np.isfinite(X).all():
         if allow_nan and not np.isinf(X).any():
             return X
@@ -164,14 +182,15 @@ def _quiet_sum(values: np.ndarray) -> float:
         return float(values.sum())
 
 
-def check_fit_data(estimator, X, y, allow_nan: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def check_fit_data(estimator, X, y, allow_nan: bool = False, checkpoint=None) -> tuple[np.ndarray, np.ndarray]:
     """Validated (X as float64 (n, p), y as 1-D) for ``fit``; sets ``n_features_in_``.
-    ``allow_nan``: missing values (NaN) in X are data; infinity stays an error."""
+    ``allow_nan``: missing values (NaN) in X are data; infinity stays an error.
+    ``checkpoint``: see :func:`_fast_matrix` (numpy matrices only)."""
     name = type(estimator).__name__
     check_raw_labels(y)
     _refuse_merged_integer_columns(X)
     if _plain_numeric(X) and type(y) is np.ndarray and y.ndim == 1:
-        X = _fast_matrix(X, name, allow_nan)
+        X = _fast_matrix(X, name, allow_nan, checkpoint)
         if y.shape[0] != X.shape[0]:
             raise ValueError(
                 "Found input variables with inconsistent numbers of samples: "

@@ -9,6 +9,7 @@ import numpy as np
 from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.validation import _num_samples
 
 from optimaltrees.data.binarize import categorical_encoder
 from optimaltrees.data.validation import (check_class_labels, check_fit_data, check_fit_weights,
@@ -16,7 +17,7 @@ from optimaltrees.data.validation import (check_class_labels, check_fit_data, ch
 from optimaltrees.estimators._base import FittedTreeMixin, Range, positive_seconds, validate_params
 from optimaltrees.anytime import ProgressLine
 from optimaltrees.model.summary import FitSummary, relative_gap, status_text
-from optimaltrees.search.contree import search_tree
+from optimaltrees.search.contree import leaf_result, search_tree
 from optimaltrees.search.strategies import SCHEDULES, STRATEGIES
 
 # Deeper searches need per-level buffers of n * p entries; 30 is far beyond what
@@ -249,10 +250,23 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         validate_params(self)
         encoder = categorical_encoder(X, self.categorical_features, type(self).__name__,
                                       subsets=self.categorical_splits == "subsets")
+        stopped = None           # "time" or "Ctrl-C" when either came while encoding
         if encoder is None:
             X, y = check_fit_data(self, X, y, allow_nan=True)
         else:
-            X, y = check_fit_data(self, encoder.transform(X, owner=type(self).__name__), y, allow_nan=True)
+            # encoding a wide categorical table takes seconds: the time limit and
+            # Ctrl-C stop it as they stop the numeric preparation, with a leaf
+            checkpoint = _encoding_clock(start, self.time_limit)
+            n_rows = _num_samples(X)
+            try:
+                encoded = encoder.transform(X, owner=type(self).__name__, checkpoint=checkpoint)
+                X, y = check_fit_data(self, encoded, y, allow_nan=True, checkpoint=checkpoint)
+            except _EncodingTimeout:
+                stopped = "time"
+            except KeyboardInterrupt:
+                stopped = "Ctrl-C"
+            if stopped is not None:       # y is still checked, against a stand-in X
+                X, y = check_fit_data(self, np.zeros((n_rows, 1)), y, allow_nan=True)
             self.n_features_in_ = encoder.n_features_in_
             if encoder.feature_names_in_ is not None:
                 self.feature_names_in_ = np.asarray(encoder.feature_names_in_, dtype=object)
@@ -283,7 +297,8 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             return True
 
         try:
-            result = search_tree(
+            result = leaf_result(encoder.n_tests_, y_index, self.n_classes_, start, weight,
+                                 interrupted=stopped == "Ctrl-C") if stopped else search_tree(
                 X, y_index, self.n_classes_, int(self.max_depth),
                 node_cost=node_cost,
                 max_gap=float(self.max_gap) * n,
@@ -382,3 +397,16 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True       # missing values are searched, not imputed
         return tags
+
+
+class _EncodingTimeout(Exception):
+    """The fit's time limit passed while its categorical columns were encoded."""
+
+
+def _encoding_clock(start: float, time_limit: float | None):
+    """A checkpoint raising :class:`_EncodingTimeout` once ``time_limit``
+    seconds have passed since ``start`` (perf_counter)."""
+    def checkpoint() -> None:
+        if time_limit is not None and time.perf_counter() - start > time_limit:
+            raise _EncodingTimeout
+    return checkpoint

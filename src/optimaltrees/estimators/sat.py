@@ -335,8 +335,13 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"{binarizer.n_tests_:,} Boolean tests x {n_rows:,} rows is too large "
                              f"for the SAT encodings (cap {MAX_TEST_CELLS:,} cells); round or bin "
                              "the numeric columns, or use OptimalTreeClassifier")
-        B = binarizer.transform(X)
-        if B.shape[0] != y.shape[0]:
+        checkpoint = _preparation_clock(deadline)
+        try:
+            B = binarizer.transform(X, owner=type(self).__name__, checkpoint=checkpoint)
+        except _PreparationTimeout:
+            B = None
+        n_given = y.shape[0] if B is None else B.shape[0]
+        if n_given != y.shape[0]:
             raise ValueError("Found input variables with inconsistent numbers of samples: "
                              f"[{B.shape[0]}, {y.shape[0]}]")
         check_class_labels(y_full)
@@ -353,25 +358,19 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         elif hasattr(self, "feature_names_in_"):
             del self.feature_names_in_
         errors_mode = self.objective == "errors"
-        # a perfect tree misclassifies nothing whatever the weights; they still
-        # weigh the rows for the greedy fallback, as repeated rows would
-        problem = prepare(B, y_index, self.n_classes_, allow_conflicts=errors_mode, weight=weight,
-                          chains=test_chains(binarizer.tests_))
+        try:
+            if B is None:
+                raise _PreparationTimeout
+            problem, tests = self._prepare(B, y_index, weight, errors_mode, checkpoint)
+        except _PreparationTimeout:
+            # the limit passed while the data was being prepared: the majority
+            # leaf, as when the search finds nothing in time
+            found = self._set_tree(None, {"greedy": None, "sat": None}, None, None, y_index, errors_mode,
+                                   timed_out=True, interrupted=False, weight=weight)
+            return self._finish_fit(start, *found)
         order = None
         if self.random_state is not None:
             order = np.random.default_rng(self.random_state).permutation(problem.n_rows)
-        # the DP engine reads every row, numeric columns as ranks (one column
-        # each, not one 0/1 column per threshold)
-        uses_dp = self.errors_search == "dp" if errors_mode else self.depth_search != "sat"
-        if not uses_dp:
-            tests = None
-        elif errors_mode:
-            tests = OrdinalTests(B, y_index, self.n_classes_, test_chains(binarizer.tests_), weight=weight)
-        else:
-            # a perfect tree depends on the distinct rows only: repeated rows,
-            # their weights and their order leave the search (and its ties) as they are
-            first = problem.first_example
-            tests = OrdinalTests(B[first], problem.row_classes(), self.n_classes_, test_chains(binarizer.tests_))
         if errors_mode:
             search = dict(problem=problem, depth=int(self.max_depth), solver=self.solver,
                           errors_search=self.errors_search, tests=tests)
@@ -421,8 +420,32 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             raise
         if line is not None:
             line.finish(value, errors_mode)
-        name, objective, bound = self._set_tree(value, known, problem, B, y_index, errors_mode,
-                                                timed_out, interrupted, weight)
+        found = self._set_tree(value, known, problem, B, y_index, errors_mode, timed_out, interrupted, weight)
+        return self._finish_fit(start, *found)
+
+    def _prepare(self, B: np.ndarray, y_index: np.ndarray, weight, errors_mode: bool, checkpoint):
+        """The SAT problem (distinct rows, kept tests) and, when the DP engine
+        searches, the tests as it reads them; ``checkpoint`` raises
+        :class:`_PreparationTimeout` at the time limit."""
+        chains = test_chains(self.binarizer_.tests_)
+        # a perfect tree misclassifies nothing whatever the weights; they still
+        # weigh the rows for the greedy fallback, as repeated rows would
+        problem = prepare(B, y_index, self.n_classes_, allow_conflicts=errors_mode, weight=weight,
+                          chains=chains, checkpoint=checkpoint)
+        # the DP engine reads every row, numeric columns as ranks (one column
+        # each, not one 0/1 column per threshold)
+        uses_dp = self.errors_search == "dp" if errors_mode else self.depth_search != "sat"
+        if not uses_dp:
+            return problem, None
+        if errors_mode:
+            return problem, OrdinalTests(B, y_index, self.n_classes_, chains, weight=weight,
+                                         checkpoint=checkpoint)
+        # a perfect tree depends on the distinct rows only: repeated rows,
+        # their weights and their order leave the search (and its ties) as they are
+        return problem, OrdinalTests(B, y_index, self.n_classes_, chains, rows=problem.first_example,
+                                     checkpoint=checkpoint)
+
+    def _finish_fit(self, start: float, name: str, objective: float, bound: float) -> "SATTreeClassifier":
         self.fit_time_ = time.perf_counter() - start
         self.stats_["seconds"] = self.fit_time_
         self.summary_ = FitSummary(
@@ -531,10 +554,14 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             "depth": self.depth_, "nodes": self.n_nodes_,
             # the perfect tree the formula describes (the search's depth k)
             "perfect_nodes": (1 << ((result.tree.depth if source == "search" else self.depth_) + 1)) - 1,
-            "examples_encoded": stats.examples_encoded, "distinct_examples": problem.n_rows,
-            "boolean_features": n_tests, "boolean_features_kept": int(problem.columns.size),
+            # (None: the time limit passed before the data was prepared)
+            "examples_encoded": stats.examples_encoded,
+            "distinct_examples": None if problem is None else problem.n_rows,
+            "boolean_features": n_tests,
+            "boolean_features_kept": None if problem is None else int(problem.columns.size),
             # kept tests the SAT formula encodes as ordered thresholds (see nested_chains)
-            "boolean_features_chained": sum(c.size for c in problem.chains or () if c.size > 1),
+            "boolean_features_chained": None if problem is None else sum(
+                c.size for c in problem.chains or () if c.size > 1),
             "sat_calls": stats.sat_calls, "rounds": stats.rounds, "repaired": stats.repaired,
             "variables": stats.variables, "clauses": stats.clauses,
             "solve_seconds": stats.solve_seconds, "depths_tried": list(stats.depths_tried),
@@ -593,6 +620,19 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
     def _importance_columns(self):
         """Each Boolean test counts for the input column it tests."""
         return np.array([t.column for t in self.binarizer_.tests_], dtype=np.int64)
+
+
+class _PreparationTimeout(Exception):
+    """The fit's time limit passed while its data was being prepared."""
+
+
+def _preparation_clock(deadline: float | None):
+    """A checkpoint for the preparation steps: raises
+    :class:`_PreparationTimeout` once ``deadline`` (perf_counter) has passed."""
+    def checkpoint() -> None:
+        if deadline is not None and time.perf_counter() > deadline:
+            raise _PreparationTimeout
+    return checkpoint
 
 
 class _Progress:

@@ -241,9 +241,9 @@ def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
                     f"buffers need for {enc.n_samples} rows x {enc.n_features} features at depth "
                     f"{max_depth}{f' on {n_threads} threads' if n_threads > 1 else ''}")
     except _OutOfTime:
-        return _leaf_result(X, y_index, n_classes, start, weight, interrupted=False)
+        return leaf_result(X.shape[1], y_index, n_classes, start, weight, interrupted=False)
     except KeyboardInterrupt:
-        return _leaf_result(X, y_index, n_classes, start, weight, interrupted=True)
+        return leaf_result(X.shape[1], y_index, n_classes, start, weight, interrupted=True)
     # the engines' clocks start now: give them what is left of the fit's limit
     engine_limit = max(limit - (time.perf_counter() - start), 1e-9)
     offset = red.offset
@@ -468,11 +468,13 @@ class _TreeArrays:
                     missing_in_training=missing_in_training, weighted=self.weight is not None)
 
 
-def _leaf_result(X: np.ndarray, y_index: np.ndarray, n_classes: int, start: float,
-                 weight: np.ndarray | None, *, interrupted: bool) -> SearchResult:
-    """The single leaf: what a fit stopped before its search started returns."""
+def leaf_result(n_features: int, y_index: np.ndarray, n_classes: int, start: float,
+                weight: np.ndarray | None, *, interrupted: bool) -> SearchResult:
+    """The single leaf: what a fit stopped (by its time limit, or by Ctrl-C
+    when ``interrupted``) before its search started returns; ``start`` is the
+    fit's perf_counter start."""
     counts = np.bincount(y_index, weights=weight, minlength=n_classes).astype(np.float64)
-    tree = Tree([-1], [0.0], [-1], [-1], counts[None, :], X.shape[1], weighted=weight is not None)
+    tree = Tree([-1], [0.0], [-1], [-1], counts[None, :], n_features, weighted=weight is not None)
     objective = float(counts.sum() - counts.max())
     error = objective if weight is not None else int(objective)
     seconds = time.perf_counter() - start

@@ -26,6 +26,7 @@ from typing import Callable
 import numpy as np
 
 from optimaltrees.search.sat.decode import PerfectTree, leaf_count
+from optimaltrees.search.sat.problem import column_block
 from optimaltrees.search.sat.result import (NoTreeWithinDepthError, SATProgress, SATResult, SATStats,
                                             depth_range)
 from optimaltrees.search.sat.worker import OutOfTime, seconds_left
@@ -53,16 +54,33 @@ def test_chains(tests) -> list[np.ndarray]:
     return [np.asarray(c, dtype=np.int64) for c in chains]
 
 
-def ordinal_matrix(B: np.ndarray, chains: list[np.ndarray]) -> np.ndarray:
+def ordinal_matrix(B: np.ndarray, chains: list[np.ndarray], checkpoint=None) -> np.ndarray:
     """One column per chain: how many of its tests are true (for a threshold
     chain, the rank of the value among the thresholds), so that the engine's
     split ``rank <= r - 0.5`` is exactly the test ``chain[r - 1]`` false.
     The engine splits numeric ranks natively: far fewer columns than the
-    0/1 tests (300 numeric rows at depth 3: 0.1 s instead of 30 s)."""
+    0/1 tests (300 numeric rows at depth 3: 0.1 s instead of 30 s).
+    ``checkpoint()`` (optional) is called before every chain of several
+    tests and between blocks of rows of the single tests."""
+    check = checkpoint if checkpoint is not None else (lambda: None)
     X = np.empty((B.shape[0], len(chains)), dtype=np.float64)
+    singles = np.array([j for j, c in enumerate(chains) if c.size == 1], dtype=np.int64)
+    if singles.size:
+        # single tests copied as they are, a block of rows at a time
+        tests = np.array([chains[j][0] for j in singles], dtype=np.int64)
+        step = max(1, CHECK_CELLS // singles.size)
+        for r0 in range(0, B.shape[0], step):
+            check()
+            X[r0:r0 + step, singles] = column_block(B[r0:r0 + step], tests)
     for j, chain in enumerate(chains):
-        X[:, j] = B[:, chain[0]] if chain.size == 1 else B[:, chain].sum(axis=1, dtype=np.int64)
+        if chain.size > 1:
+            check()
+            X[:, j] = column_block(B, chain).sum(axis=1, dtype=np.int64)
     return X
+
+
+#: :func:`ordinal_matrix` copies about this many cells between two checkpoints
+CHECK_CELLS = 2 ** 22
 
 
 def dp_search(X: np.ndarray, y: np.ndarray, n_classes: int, depth: int, node_cost: float = 0.0,
@@ -129,9 +147,15 @@ class OrdinalTests:
 
     def __init__(self, B: np.ndarray, y: np.ndarray, n_classes: int,
                  chains: list[np.ndarray], binary: bool | None = None,
-                 weight: np.ndarray | None = None) -> None:
+                 weight: np.ndarray | None = None, rows: np.ndarray | None = None,
+                 checkpoint=None) -> None:
+        """``rows``: the engine reads these rows of B only (a perfect tree's
+        search reads the distinct rows); leaves are counted on all of B,
+        whose repeated rows change no leaf.  ``checkpoint`` as in
+        :func:`ordinal_matrix`."""
         self.B = B                                   # rows x all Boolean tests, 0/1
-        self.y = np.asarray(y, dtype=np.int64)
+        self.leaf_y = np.asarray(y, dtype=np.int64)  # every row's class, for counting leaves
+        self.y = self.leaf_y if rows is None else self.leaf_y[rows]   # the engine's rows' classes
         self.weight = weight                         # each row's sample weight (None: 1 each)
         self.n_classes = n_classes
         n_tests = sum(len(c) for c in chains)
@@ -141,7 +165,12 @@ class OrdinalTests:
             chains = [np.array([j], dtype=np.int64) for c in chains for j in np.asarray(c).tolist()]
         self.binary = bool(binary)
         self.chains = chains
-        self.X = ordinal_matrix(B, chains)
+        if rows is not None and len(chains) * 8 > sum(len(c) for c in chains):
+            # X nearly as wide as B (and 8 bytes a cell): pick the rows of B first
+            self.X = ordinal_matrix(B[rows], chains, checkpoint)
+        else:
+            X = ordinal_matrix(B, chains, checkpoint)
+            self.X = X if rows is None else np.ascontiguousarray(X[rows])
 
     def test_of(self, feature: int, threshold: float) -> int:
         """The Boolean test the engine's split ``X[:, feature] <= threshold``
@@ -152,7 +181,7 @@ class OrdinalTests:
         return perfect_from_tree(tree, depth, self.test_of)
 
     def leaves(self, pt: PerfectTree) -> int:
-        return leaf_count(pt, self.B, self.y, self.n_classes)
+        return leaf_count(pt, self.B, self.leaf_y, self.n_classes)
 
 
 def min_depth_dp(data: OrdinalTests, *, n_rows: int, n_columns: int, max_depth: int | None = None,
