@@ -248,3 +248,24 @@ def test_diagram_distinct_rows_match_numpys_sorted_rows(pool):
         got, got_inverse = unique_rows(K)
         np.testing.assert_array_equal(got, want)
         np.testing.assert_array_equal(got_inverse, inverse.reshape(-1))
+
+
+def test_a_diagram_too_large_at_its_distinct_values_is_refused_before_ranking_rows(monkeypatch):
+    # a column with 400 distinct values: at least 400 distinct rows, whatever
+    # the other columns; with the cap below that size the fit is refused
+    # without ranking the rows, and the message says "at least"
+    from optimaltrees import DecisionDiagramClassifier
+    from optimaltrees.search.diagram import train
+    rng = np.random.default_rng(6)
+    X = np.column_stack([np.arange(400.0), rng.integers(0, 3, 400)])
+    y = (X[:, 0] > 200).astype(int)
+
+    def no_ranking(*args, **kwargs):
+        raise AssertionError("rows ranked before the size check")
+    monkeypatch.setattr(train, "unique_rows", no_ranking)
+    monkeypatch.setattr(train, "MAX_MILP_NONZEROS", 1000)
+    with pytest.raises(ValueError, match=r"more than [\d,]+ nonzeros \(at least 400 distinct rows"):
+        DecisionDiagramClassifier((1, 2), time_limit=5).fit(X, y)
+    # under the cap at 400 rows, the exact count decides (and the fit goes on)
+    monkeypatch.undo()
+    assert DecisionDiagramClassifier((1, 2), time_limit=5).fit(X, y).score(X, y) == 1.0

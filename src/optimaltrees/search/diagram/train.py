@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from optimaltrees.model.diagram import DecisionDiagram, project, scale_features
-from optimaltrees.search.diagram.formulation import (BUILD_RATE, OutOfTime, build_milp, check_milp_size,
-                                                     milp_size, placement_from_vector, sides_from_vector,
+from optimaltrees.search.diagram.formulation import (BUILD_RATE, MAX_MILP_NONZEROS, OutOfTime, build_milp,
+                                                     check_milp_size, milp_size, placement_from_vector, sides_from_vector,
                                                      start_vector)
 from optimaltrees.search.diagram.heuristic import Points, Settings, heuristic, node_penalty, objective, prune
 from optimaltrees.search.diagram.skeleton import Placement, Skeleton, constant_placement
@@ -155,6 +155,21 @@ def encode(X: np.ndarray, y_index: np.ndarray, n_classes: int, group: np.ndarray
     d = X.shape[1]
     if univariate:
         values = [np.unique(X[:, j]) for j in range(d)]
+        # a column's distinct values bound the distinct rows from below; the
+        # MILP's size grows with the rows in either of its two forms (a binary
+        # per test, or thresholds), so one too large in both at that bound is
+        # refused before the rows are ranked (20,000 x 4,000 one-hot: 5 s)
+        fewest = max((len(v) for v in values), default=1)
+        sizes = dict(min_flow=settings.min_flow > 0, fairness=settings.fairness is not None,
+                     error_cuts=skeleton.depth + 2)
+        least = min(milp_size(fewest, skeleton, d, n_tests=t, **sizes)[1]
+                    for t in (1 + sum(len(v) - 1 for v in values), None))
+        if least > MAX_MILP_NONZEROS:
+            raise ValueError(
+                f"the diagram MILP would have more than {least:,} nonzeros (at least {fewest:,} distinct "
+                f"rows x {skeleton.n_arcs:,} arcs of the skeleton {skeleton.widths} with "
+                f"{skeleton.n_classes} classes), beyond the {MAX_MILP_NONZEROS:,} it can hold: use fewer "
+                "rows, fewer classes or a smaller skeleton")
         Xs = np.column_stack([np.searchsorted(v, X[:, j]) for j, v in enumerate(values)]).astype(np.float64) \
             if d else np.zeros((len(X), 0))
         offset = scale = None
