@@ -87,6 +87,21 @@ def test_file_not_in_the_encoding_is_refused_by_line(tmp_path):
         read_table(path, encoding="no-such-codec")
 
 
+@pytest.mark.parametrize("codec, hint", [("utf-16", "UTF-16 byte-order mark: utf-16"),
+                                         ("utf-32", "UTF-32 byte-order mark: utf-32"),
+                                         ("utf-16-le", "UTF-16 without a mark"),
+                                         ("utf-16-be", "UTF-16 without a mark")])
+def test_a_utf16_file_is_named_as_such(tmp_path, codec, hint):
+    # without a mark, UTF-16 text of ASCII decodes as UTF-8 with zero bytes
+    # (it used to fail later as "line 4: 1 values, but the first line has 3")
+    path = tmp_path / "u.csv"
+    path.write_bytes("a,b,y\n1,2,x\n3,4,z\n".encode(codec))
+    with pytest.raises(ValueError, match=f"u.csv, line 1: .*{hint}"):
+        read_table(path)
+    t = read_table(path, encoding=codec)
+    assert t.X.shape == (2, 2) and list(t.y) == ["x", "z"]
+
+
 def test_separator_that_splits_every_line_alike(tmp_path):
     # no header, ';' separated with decimal commas: the first line has both marks
     t = read_table(_write(tmp_path / "s.csv", "1,5;2;0\n2,25;3;1\n3;1;0\n"))

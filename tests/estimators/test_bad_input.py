@@ -388,3 +388,16 @@ def test_a_numeric_encoding_too_large_names_its_thresholds(monkeypatch):
     with pytest.raises(ValueError, match=r"SATTreeClassifier: .*column 'x\[0\]' alone makes 19 tests "
                                          r"\(one per threshold between its distinct values\): round or bin"):
         SATTreeClassifier(time_limit=5).fit(X, np.arange(20) % 2)
+
+
+def test_sat_thresholds_between_values_near_the_float_limit_raise_no_warning():
+    # the midpoint of two values beyond 8.9e307 overflows; the threshold is
+    # then the lower value itself, exact, and numpy's warning stays inside
+    import warnings
+    from optimaltrees import SATTreeClassifier
+    X = np.array([[1.7e308], [1.79e308], [-1.7e308], [-1.79e308], [0.0]])
+    y = np.array([0, 1, 0, 1, 0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        model = SATTreeClassifier(time_limit=10).fit(X, y)
+    assert model.train_error_ == 0 and (model.predict(X) == y).all()

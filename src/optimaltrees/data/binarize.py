@@ -183,7 +183,8 @@ def _thresholds(values: np.ndarray):
             values[0] < -EXACT_FLOAT_INT or values[-1] > EXACT_FLOAT_INT):
         return [int(v) for v in values[:-1]]
     values = values.astype(np.float64)
-    mids = (values[:-1] + values[1:]) / 2.0
+    with np.errstate(over="ignore"):        # beyond 8.9e307 the sum overflows: the guard below
+        mids = (values[:-1] + values[1:]) / 2.0
     # a midpoint that rounds onto a value would misroute it
     mids = np.where((mids > values[:-1]) & (mids < values[1:]), mids, values[:-1])
     return [float(t) for t in mids]

@@ -155,6 +155,19 @@ def _first_lines(text: str, count: int) -> list[tuple[int, str, int]]:
     return out
 
 
+def _likely_encoding(data: bytes) -> str:
+    """A hint for a file that is not the encoding it was read as: UTF-16 and
+    UTF-32 show as a byte-order mark or as zero bytes between ASCII ones."""
+    head = data[:4096]
+    if head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        return "it starts with a UTF-32 byte-order mark: utf-32"
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "it starts with a UTF-16 byte-order mark: utf-16"
+    if head and head.count(0) * 4 >= len(head):
+        return "zero bytes between its characters suggest UTF-16 without a mark: utf-16-le or utf-16-be"
+    return "e.g. latin-1 or cp1252"
+
+
 def _decode(path: Path, data: bytes, encoding: str) -> str:
     """The file's text; bytes that are not ``encoding`` are an error naming
     the line (a replacement character would merge distinct categories)."""
@@ -163,9 +176,13 @@ def _decode(path: Path, data: bytes, encoding: str) -> str:
     except UnicodeDecodeError as exc:
         line = data[:exc.start].count(b"\n") + 1
         raise ValueError(f"{path}, line {line}: not {encoding} text (byte 0x{data[exc.start]:02x}); "
-                         "give the file's encoding (e.g. latin-1 or cp1252)") from None
+                         f"give the file's encoding ({_likely_encoding(data)})") from None
     except LookupError:
         raise ValueError(f"unknown text encoding {encoding!r}") from None
+    if "\x00" in text:           # (UTF-16 text without a mark decodes as UTF-8 with zero bytes)
+        line = text[:text.index("\x00")].count("\n") + 1
+        raise ValueError(f"{path}, line {line}: a zero byte, which no table holds; give the file's "
+                         f"encoding ({_likely_encoding(data)})")
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text
