@@ -81,9 +81,11 @@ def test_encoding_calls_its_checkpoint_per_block_and_stops_when_it_raises(monkey
     b = Binarizer(["colour", "size"], keep_numeric=True).fit(df)
     calls = []
     b.transform(df, checkpoint=lambda: calls.append(1))
-    # one per column, then one per block of 64 cells (n_tests columns wide)
+    # per column (and kind of test), one, then one per block of rows of the
+    # output (64 cells: 64 // n_tests rows)
     blocks = -(-500 // max(1, 64 // b.n_tests_))
-    assert len(calls) == b.n_features_in_ + blocks
+    groups = len(list(b._column_tests()))
+    assert groups == b.n_features_in_ and len(calls) == groups * (1 + blocks)
 
     class Stop(Exception):
         pass
@@ -269,3 +271,37 @@ def test_a_diagram_too_large_at_its_distinct_values_is_refused_before_ranking_ro
     # under the cap at 400 rows, the exact count decides (and the fit goes on)
     monkeypatch.undo()
     assert DecisionDiagramClassifier((1, 2), time_limit=5).fit(X, y).score(X, y) == 1.0
+
+
+def test_sat_stopped_while_preparing_still_refuses_conflicting_rows(monkeypatch):
+    # once the rows are encoded a stop still finds the rows no perfect tree
+    # fits (one pass); a stop inside the encoding has not seen them: the leaf
+    from optimaltrees.search.sat.problem import ConflictingExamplesError
+    X = np.array([[0.0, 1.0], [0.0, 1.0], [1.0, 0.0], [2.0, 0.5]] * 5)
+    y = np.array([0, 1, 1, 0] * 5)
+
+    def fit():
+        return SATTreeClassifier("depth", time_limit=60).fit(X, y)
+    calls = []
+    Binarizer().fit(X).transform(X, checkpoint=lambda: calls.append(1))
+    n_transform = len(calls)
+    clock = _Clock(None, None)
+    monkeypatch.setattr(sat_module, "_preparation_clock", clock)
+    with pytest.raises(ConflictingExamplesError):
+        fit()
+    assert clock.calls > n_transform          # the reduction's checks come after the encoding's
+    for k in range(1, clock.calls + 1):
+        monkeypatch.setattr(sat_module, "_preparation_clock", _Clock(k, sat_module._PreparationTimeout()))
+        if k <= n_transform:
+            with pytest.warns(UserWarning, match="a single leaf"):
+                assert fit().tree_source_ == "leaf"
+        else:
+            with pytest.raises(ConflictingExamplesError, match="rows 0 and 1"):
+                fit()
+
+
+def test_sat_rows_and_labels_of_different_lengths_are_refused_under_a_limit():
+    X = np.random.default_rng(7).random((50, 3))
+    for limit in (None, 1e-9):
+        with pytest.raises(ValueError, match=r"inconsistent numbers of samples: \[50, 49\]"):
+            SATTreeClassifier(time_limit=limit).fit(X, np.arange(49) % 2)

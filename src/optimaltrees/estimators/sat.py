@@ -10,6 +10,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import DataConversionWarning
 from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.validation import _num_samples
 
 from optimaltrees.data.binarize import fit_binarizer
 from optimaltrees.data.validation import check_class_labels, check_fit_weights, check_raw_labels, is_missing
@@ -17,6 +18,7 @@ from optimaltrees.estimators._base import (FittedTreeMixin, Range, check_integer
                                            validate_params)
 from optimaltrees.model.summary import FitSummary, relative_gap, status_text
 from optimaltrees.search.sat import CARDINALITIES, infer, min_errors, prepare
+from optimaltrees.search.sat.problem import refuse_conflicts
 from optimaltrees.search.sat.encoding import check_solver_name
 from optimaltrees.model.tree import Tree
 from optimaltrees.search.sat.inference import DEFAULT_REPAIR, DEPTH_SEARCHES
@@ -306,7 +308,9 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         ``sample_weight``: one weight >= 0 per row; "errors" minimises the
         misclassified weight, and a perfect tree ("depth", "size") fits the
         rows of positive weight (a row of weight 0 is left out; a greedy
-        fallback at the time limit weighs the rows)."""
+        fallback at the time limit weighs the rows).  A time limit that
+        passes while the rows are still being encoded returns the majority
+        leaf before conflicting rows could be seen."""
         start = time.perf_counter()
         validate_params(self)
         y = _check_y(y)
@@ -330,7 +334,10 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
                 X, y = _rows(X, keep), y[keep]
         deadline = None if self.time_limit is None else start + float(self.time_limit)
         binarizer = fit_binarizer(X, self.categorical, owner=type(self).__name__)
-        n_rows = y.shape[0]
+        n_rows = _num_samples(X)
+        if n_rows != y.shape[0]:           # (before the encoding, which the clock may stop)
+            raise ValueError("Found input variables with inconsistent numbers of samples: "
+                             f"[{n_rows}, {y.shape[0]}]")
         if n_rows * binarizer.n_tests_ > MAX_TEST_CELLS:
             raise ValueError(f"{binarizer.n_tests_:,} Boolean tests x {n_rows:,} rows is too large "
                              f"for the SAT encodings (cap {MAX_TEST_CELLS:,} cells); round or bin "
@@ -340,10 +347,6 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             B = binarizer.transform(X, owner=type(self).__name__, checkpoint=checkpoint)
         except _PreparationTimeout:
             B = None
-        n_given = y.shape[0] if B is None else B.shape[0]
-        if n_given != y.shape[0]:
-            raise ValueError("Found input variables with inconsistent numbers of samples: "
-                             f"[{B.shape[0]}, {y.shape[0]}]")
         check_class_labels(y_full)
         try:     # the classes of every row, as scikit-learn's trees (weight 0 or not)
             self.classes_, y_index = np.unique(y_full, return_inverse=True)
@@ -364,7 +367,11 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             problem, tests = self._prepare(B, y_index, weight, errors_mode, checkpoint)
         except _PreparationTimeout:
             # the limit passed while the data was being prepared: the majority
-            # leaf, as when the search finds nothing in time
+            # leaf, as when the search finds nothing in time; but rows that no
+            # perfect tree fits are still an error, when they can be seen (one
+            # pass over the encoded rows; before it, they cannot)
+            if B is not None and not errors_mode:
+                refuse_conflicts(B, y_index, self.n_classes_)
             found = self._set_tree(None, {"greedy": None, "sat": None}, None, None, y_index, errors_mode,
                                    timed_out=True, interrupted=False, weight=weight)
             return self._finish_fit(start, *found)

@@ -155,6 +155,34 @@ def nested_chains(B: np.ndarray, groups: list[np.ndarray], min_length: int = MIN
     return chains
 
 
+def _refuse_conflicts(inverse: np.ndarray, y: np.ndarray, groups_row: np.ndarray) -> None:
+    """:class:`ConflictingExamplesError` when a distinct row (``inverse``: each
+    example's) is in more than one (row, class) group."""
+    rows, n_per_row = np.unique(groups_row, return_counts=True)
+    bad = rows[n_per_row > 1]
+    if bad.size:
+        pairs = []
+        for r in bad[:5]:
+            members = np.flatnonzero(inverse == r)
+            a = members[0]
+            b = members[np.flatnonzero(y[members] != y[a])[0]]
+            pairs.append((int(a), int(b)))
+        raise ConflictingExamplesError(pairs, int(bad.size))
+
+
+def refuse_conflicts(B: np.ndarray, y: np.ndarray, n_classes: int) -> None:
+    """Raise :class:`ConflictingExamplesError` when identical rows of the 0/1
+    matrix ``B`` have different classes (what :func:`prepare` checks, alone:
+    one pass over the rows)."""
+    y = np.asarray(y, dtype=np.int64)
+    if B.shape[1] == 0:
+        inverse = np.zeros(B.shape[0], dtype=np.int64)
+    else:
+        _, inverse = unique_rows(np.ascontiguousarray(B, dtype=np.uint8), return_inverse=True)
+    inverse = inverse.reshape(-1).astype(np.int64)
+    _refuse_conflicts(inverse, y, np.unique(inverse * n_classes + y) // n_classes)
+
+
 def prepare(B: np.ndarray, y: np.ndarray, n_classes: int, *, allow_conflicts: bool,
             weight: np.ndarray | None = None, chains: list[np.ndarray] | None = None,
             checkpoint=_no_check) -> Problem:
@@ -185,16 +213,7 @@ def prepare(B: np.ndarray, y: np.ndarray, n_classes: int, *, allow_conflicts: bo
     groups_row = gkeys // n_classes
     groups_class = gkeys % n_classes
     if not allow_conflicts:
-        rows, n_per_row = np.unique(groups_row, return_counts=True)
-        bad = rows[n_per_row > 1]
-        if bad.size:
-            pairs = []
-            for r in bad[:5]:
-                members = np.flatnonzero(inverse == r)
-                a = members[0]
-                b = members[np.flatnonzero(y[members] != y[a])[0]]
-                pairs.append((int(a), int(b)))
-            raise ConflictingExamplesError(pairs, int(bad.size))
+        _refuse_conflicts(inverse, y, groups_row)
     # distinct rows in their canonical (lexicographic) order, not the data's:
     # the counterexample loop adds the first misclassified row, so a data
     # order would make the search, its time and its tree depend on how the
