@@ -41,6 +41,14 @@ CASES = {
         X = rng.random((3000, 10))
         y = (rng.random(3000) < 0.5).astype(int)
         est = SATTreeClassifier("size", time_limit=LIMIT)"""),
+    "tree-text-200k": ("OptimalTreeClassifier depth 2, 200,000 rows x 60 text columns of 3 values", 0.2, """
+        X = pd.DataFrame({f"s{i}": rng.choice(["a", "b", "c"], 200000).astype(object) for i in range(60)})
+        y = rng.integers(0, 2, 200000)
+        est = OptimalTreeClassifier(max_depth=2, time_limit=LIMIT, categorical_features="from_dtype")"""),
+    "sat-text-200k": ("SATTreeClassifier errors depth 2, 200,000 rows x 60 text columns of 3 values", 0.2, """
+        X = pd.DataFrame({f"s{i}": rng.choice(["a", "b", "c"], 200000).astype(object) for i in range(60)})
+        y = rng.integers(0, 2, 200000)
+        est = SATTreeClassifier("errors", max_depth=2, time_limit=LIMIT)"""),
     "dd-cat-20k": ("DecisionDiagramClassifier (1, 2, 4, 4), 20,000 rows x (4,000 categories + 1 numeric): "
                    "its MILP is too large, refused", 1.0, """
         X = pd.DataFrame({"s": rng.integers(0, 4000, 20000).astype(str), "a": rng.random(20000)})

@@ -214,3 +214,34 @@ def test_equality_block_matches_a_pass_per_value():
         assert (_equality_block(col, subsets, subsets=True) == want).all()
     numeric = rng.integers(0, 5, 40).astype(float)
     assert (_equality_block(numeric, [1.0, 3.0, 7.0]) == np.stack([numeric == v for v in (1.0, 3.0, 7.0)], 1)).all()
+
+
+def test_vectorised_missing_cells_match_the_per_cell_rule():
+    # pandas' one-pass inference decides when pd.isna may stand for
+    # is_missing; every mix of these cells must give the per-cell answer,
+    # and a complex cell must still be refused wherever it hides
+    import decimal
+
+    import pandas as pd
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from optimaltrees.data.validation import is_missing, missing_cells, refuse_complex
+    pool = ["a", "", b"b", 0, 1, 2**70, -3, 1.5, float("nan"), float("inf"), np.float32("nan"),
+            np.int64(4), True, np.bool_(False), None, pd.NA, pd.NaT, np.datetime64("NaT"),
+            decimal.Decimal("NaN"), decimal.Decimal("1.5"), complex(1, 2), (1, 2)]
+
+    @settings(max_examples=400, deadline=None)
+    @given(st.lists(st.sampled_from(pool), min_size=1, max_size=12))
+    def check(cells):
+        col = np.empty(len(cells), dtype=object)
+        col[:] = cells
+        want = [is_missing(v) for v in cells]
+        assert missing_cells(col).tolist() == want
+        has_complex = any(isinstance(v, complex) for v in cells)
+        if has_complex:
+            with pytest.raises(ValueError, match="complex"):
+                refuse_complex([col], ["c"])
+        else:
+            refuse_complex([col], ["c"])
+    check()

@@ -29,8 +29,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from optimaltrees.data.thresholds import format_threshold
-from optimaltrees.data.validation import (EXACT_FLOAT_INT, is_missing, refuse_complex,
-                                          refuse_merged_integer_series, refuse_merged_integers, refuse_time)
+from optimaltrees.data.validation import (EXACT_FLOAT_INT, is_missing, missing_cells, plain_object_column,
+                                          refuse_complex, refuse_merged_integer_series, refuse_merged_integers,
+                                          refuse_time)
 
 
 @dataclass(frozen=True)
@@ -144,6 +145,13 @@ def _check_missing(col: np.ndarray, name: str, allow: bool = False) -> None:
         if not np.isfinite(col).all():
             raise ValueError(f"Input X contains infinity in column {name!r}.")
     elif col.dtype.kind == "O":
+        if plain_object_column(col):                 # one vectorised pass for the missing cells
+            if missing_cells(col).any():
+                raise ValueError(f"Input X contains a missing value (None/NaN/NA) in column {name!r}; "
+                                 "missing values are not supported.")
+            from pandas.api.types import infer_dtype
+            if infer_dtype(col, skipna=True) not in ("floating", "mixed-integer-float"):
+                return                                   # no float cell: no infinity either
         for v in col:
             if is_missing(v):
                 raise ValueError(f"Input X contains a missing value (None/NaN/NA) in column {name!r}; "
@@ -223,7 +231,8 @@ class Binarizer:
         for i, col in enumerate(cols):
             name = self.column_names_[i]
             _check_missing(col, name, allow=keep)
-            kind = _column_kind(col[~_missing_cells(col)] if keep else col, i in chosen)
+            miss = _missing_cells(col) if keep else None
+            kind = _column_kind(col[~miss] if keep else col, i in chosen)
             self.column_kinds_.append(kind)
             if kind == "numeric" and keep:
                 _value_column(col, name)                    # refuses values float64 would merge
@@ -232,8 +241,8 @@ class Binarizer:
                 values = np.unique(_numeric_values(col, name))
                 tests += [BooleanTest(i, "threshold", t, name) for t in _thresholds(values)]
             else:
-                gaps = keep and bool(_missing_cells(col).any())
-                values = _unique_objects(col[~_missing_cells(col)] if gaps else col)
+                gaps = keep and bool(miss.any())
+                values = _unique_objects(col[~miss] if gaps else col)
                 if getattr(self, "subsets", False) and len(values) >= 3:
                     tests += _subset_tests(i, values, name)
                     continue
@@ -451,12 +460,8 @@ def _value_column(col: np.ndarray, name: str) -> np.ndarray:
 
 
 def _missing_cells(col: np.ndarray) -> np.ndarray:
-    """Which cells of a column are missing (NaN, None, pandas NA)."""
-    if col.dtype.kind == "f":
-        return np.isnan(col)
-    if col.dtype.kind != "O":
-        return np.zeros(len(col), dtype=bool)
-    return np.fromiter((is_missing(v) for v in col.tolist()), dtype=bool, count=len(col))
+    """Which cells of a column are missing (NaN, None, pandas NA, NaT)."""
+    return missing_cells(col)
 
 
 def _unique_objects(col: np.ndarray) -> list:

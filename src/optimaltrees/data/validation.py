@@ -228,11 +228,43 @@ def check_predict_data(estimator, X, allow_nan: bool = False) -> np.ndarray:
                          reset=False)
 
 
+#: pandas' inferred kinds of an object column whose cells are text, bytes,
+#: real numbers or bools, or missing: ``pd.isna`` then finds exactly the cells
+#: :func:`is_missing` finds, and no cell is complex
+_PLAIN_OBJECT_KINDS = frozenset({"string", "bytes", "integer", "floating", "boolean",
+                                 "mixed-integer-float", "empty"})
+
+
+def plain_object_column(col: np.ndarray) -> bool:
+    """True for an object column of text, numbers or bools (and missing
+    cells): what pandas infers in one C pass, so that the per-cell Python
+    checks (missing, complex) can be vectorised (200,000 rows x 60 text
+    columns: 9 s of ``is_missing`` calls)."""
+    from pandas.api.types import infer_dtype
+
+    return col.dtype.kind == "O" and infer_dtype(col, skipna=True) in _PLAIN_OBJECT_KINDS
+
+
+def missing_cells(col: np.ndarray) -> np.ndarray:
+    """Which cells of a column are missing (:func:`is_missing`: NaN, None,
+    pandas NA, NaT), vectorised for numeric and plain object columns."""
+    if col.dtype.kind == "f":
+        return np.isnan(col)
+    if col.dtype.kind != "O":
+        return np.zeros(len(col), dtype=bool)
+    if plain_object_column(col):
+        import pandas as pd
+
+        return np.asarray(pd.isna(col), dtype=bool)
+    return np.fromiter((is_missing(v) for v in col.tolist()), dtype=bool, count=len(col))
+
+
 def refuse_complex(cols: list[np.ndarray], names: list[str] | None) -> None:
     """Complex numbers are refused, not cast: a cast to float keeps the real
     part and drops the imaginary one without a word (scikit-learn's message)."""
     for i, col in enumerate(cols):
-        if col.dtype.kind == "c" or (col.dtype.kind == "O" and any(isinstance(v, complex) for v in col)):
+        if col.dtype.kind == "c" or (col.dtype.kind == "O" and not plain_object_column(col)
+                                     and any(isinstance(v, complex) for v in col)):
             name = names[i] if names is not None else i
             raise ValueError(f"Complex data not supported: column {name!r} holds complex numbers")
 
