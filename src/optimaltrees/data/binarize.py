@@ -231,7 +231,7 @@ class Binarizer:
         for i, col in enumerate(cols):
             name = self.column_names_[i]
             _check_missing(col, name, allow=keep)
-            miss = _missing_cells(col) if keep else None
+            miss = missing_cells(col) if keep else None
             kind = _column_kind(col[~miss] if keep else col, i in chosen)
             self.column_kinds_.append(kind)
             if kind == "numeric" and keep:
@@ -336,7 +336,7 @@ class Binarizer:
                         out[r0:r0 + step, dest] = x[r0:r0 + step, None] > values[None, :]
                 continue
             codes, lut = _equality_codes(col, values, subsets=kind == "in")
-            miss = _missing_cells(col) if keep else None
+            miss = missing_cells(col) if keep else None
             for r0 in range(0, n, step):
                 check()
                 r1 = min(n, r0 + step)
@@ -451,17 +451,12 @@ def _value_column(col: np.ndarray, name: str) -> np.ndarray:
     """A numeric column as float64, NaN where a value is missing."""
     if col.dtype.kind == "f":
         return col.astype(np.float64)
-    miss = _missing_cells(col)
+    miss = missing_cells(col)
     out = np.full(len(col), np.nan)
     values = _numeric_values(col[~miss], name)
     refuse_merged_integers(values, name)
     out[~miss] = values.astype(np.float64)
     return out
-
-
-def _missing_cells(col: np.ndarray) -> np.ndarray:
-    """Which cells of a column are missing (NaN, None, pandas NA, NaT)."""
-    return missing_cells(col)
 
 
 def _unique_objects(col: np.ndarray) -> list:
