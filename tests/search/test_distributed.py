@@ -93,3 +93,72 @@ def test_a_bad_cluster_is_refused_by_name():
         client_for(42)
     with pytest.raises(ValueError, match="exhaustive"):
         OptimalTreeClassifier(cluster="local", search="blossom").fit([[0.0], [1.0]], [0, 1])
+
+
+def _share_data(X, y, depth):
+    import math
+
+    from optimaltrees.data.encoding import encode_features
+    from optimaltrees.data.reduction import reduce_problem
+    red = reduce_problem(encode_features(X), y, 2, cancel_rows=True)
+    enc = red.enc
+    return red, dict(order=enc.order, rank=enc.rank, y=np.ascontiguousarray(red.y, dtype=np.int32), n_classes=2,
+                     depth=depth, cost=0.0, gap=0.0, min_leaf=1, memory_limit_mb=math.inf, weights=None)
+
+
+def test_a_share_run_again_finds_its_own_tree_again(client):
+    """What Dask does when a worker dies holding a finished share's result:
+    the share runs again while the cluster's best objective already holds the
+    value it published.  It must not prune its own tree away (the fit used to
+    return a worse tree, 7 in 60 random problems)."""
+    import math
+    import uuid
+
+    from distributed import Variable
+
+    from optimaltrees.search.distributed import FROM_CALLER, solve_share
+    rng = np.random.default_rng(3)
+    for trial in range(12):
+        n, p = int(rng.integers(40, 200)), int(rng.integers(2, 5))
+        X = rng.normal(size=(n, p)).round(1)
+        y = ((X[:, 0] > 0) ^ (X[:, -1] > 0.5) ^ (rng.random(n) < 0.25)).astype(int)
+        red, data = _share_data(X, y, 3)
+        tag = uuid.uuid4().hex
+        best = Variable(f"optimaltrees-best-{tag}", client=client)
+        best.set([math.inf, FROM_CALLER])
+        args = (f"optimaltrees-best-{tag}", f"optimaltrees-lock-{tag}", math.inf, red.conflict_bound, 0.5)
+        first = {f: client.submit(solve_share, data, [f], *args, f, pure=False).result()
+                 for f in range(red.enc.n_features)}
+        for f, result in first.items():
+            again = client.submit(solve_share, data, [f], *args, f, pure=False).result()
+            assert again.objective <= result.objective + 1e-9, (trial, f)
+        best.delete()
+
+
+def test_time_limit_counts_queued_shares_and_a_cluster_without_workers():
+    # six shares on one worker, each able to run for seconds: the fit's own
+    # deadline ends them all (each share used to restart the full limit)
+    X, y = _noisy(3000, 6, 5)
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as lc, \
+            Client(lc) as c:
+        start = time.perf_counter()
+        with pytest.warns(UserWarning, match="time_limit=1 s reached"):
+            clf = OptimalTreeClassifier(max_depth=4, time_limit=1.0, cluster=c).fit(X, y)
+        assert time.perf_counter() - start < 1.0 + 3.0
+        assert clf.timed_out_ and not clf.is_optimal_ and clf.lower_bound_ <= clf.objective_
+    with LocalCluster(n_workers=0, processes=False, dashboard_address=None) as lc, Client(lc) as c:
+        start = time.perf_counter()
+        with pytest.warns(UserWarning, match="time_limit=1 s reached"):
+            clf = OptimalTreeClassifier(max_depth=3, time_limit=1.0, cluster=c).fit(X, y)
+        assert time.perf_counter() - start < 1.0 + 3.0          # was 30 s, then a TimeoutError
+        assert clf.timed_out_ and clf.predict(X).shape == y.shape
+
+
+def test_a_share_stopped_by_memory_is_reported_as_such(client):
+    rng = np.random.default_rng(3)         # 0/1 columns: a depth-5 share's cache outgrows 1 MB (14 s)
+    X = (rng.random((800, 60)) < 0.4).astype(float)
+    y = ((X[:, 0] + X[:, 1] * X[:, 2] + rng.random(800)) > 1.2).astype(int)
+    clf = OptimalTreeClassifier(max_depth=5, memory_limit=1, cluster=client)
+    with pytest.warns(RuntimeWarning, match="memory_limit=1 MB reached"):
+        clf.fit(X, y)                       # no time limit: this used to crash formatting one
+    assert clf.memory_out_ and not clf.timed_out_ and not clf.is_optimal_

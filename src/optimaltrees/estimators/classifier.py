@@ -347,7 +347,8 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         self.stopped_ = result.stopped
         self.memory_out_ = result.memory_out
         if result.timed_out:
-            warnings.warn(f"time_limit={self.time_limit:g} s reached: returning the best tree found "
+            why = "the search stopped early" if self.time_limit is None else f"time_limit={self.time_limit:g} s reached"
+            warnings.warn(f"{why}: returning the best tree found "
                           f"({errors:g} {'training errors' if weight is None else 'misclassified weight'}), "
                           "not proven optimal; lower bound "
                           f"{self.lower_bound_:g}, gap {relative_gap(objective, self.lower_bound_):.2%}",

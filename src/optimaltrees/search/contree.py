@@ -310,12 +310,19 @@ def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
                        memory_limit_mb=float(memory_limit_mb), weights=kept_weight)
         # the local engine holds the greedy tree (if any): it stays a candidate answer
         outcomes = [SolveOutcome(upper, math.inf, -1 if greedy is None else greedy.root, False)]
+        # the fit's own deadline, on the wall clock the workers share (the
+        # cluster's start and a task's wait in the queue count)
+        deadline = time.time() + (limit - (time.perf_counter() - start)) if math.isfinite(limit) else math.inf
         try:
-            shares = solve_on_dask(cluster, problem, time_limit=engine_limit, known_lb=known, upper_bound=upper)
-        except KeyboardInterrupt:      # Ctrl-C: the greedy tree (or a leaf), not proven
-            engines[0].interrupted = True
-            shares = []
+            shares, interrupted_shares = solve_on_dask(cluster, problem, deadline=deadline, known_lb=known,
+                                                       upper_bound=upper)
+        except KeyboardInterrupt:      # Ctrl-C while connecting: the greedy tree (or a leaf), not proven
+            shares, interrupted_shares = [], True
             outcomes = [SolveOutcome(upper, known, -1 if greedy is None else greedy.root, True)]
+        if interrupted_shares:         # Ctrl-C: the best tree the shares found so far, not proven
+            engines[0].interrupted = True
+        if any(r.memory_out for r in shares):
+            engines[0].memory_out = True
         outcomes += [SolveOutcome(r.objective, r.lower_bound, r.root, r.aborted) for r in shares]
         share_pools = [r.pool for r in shares]
         share_subproblems = [r.subproblems for r in shares]

@@ -11,8 +11,13 @@ the proven bound is the least of the shares' bounds, so it certifies the
 same optimum as one engine would.
 
 Dask's own scheduler survives worker loss: a task whose worker dies is run
-again elsewhere (the engine is deterministic, so the answer does not
-change).  Nothing here manages processes or sockets.
+again elsewhere, and it is not offered the value it published itself, so
+it finds its own tree again (the engine is deterministic): the answer does
+not change.  Every task ends at the fit's deadline (a wall-clock time, so
+that waiting in the queue counts); past it the fit asks the tasks still
+running to stop (the shared value becomes a stop request), keeps what they
+return, and counts the others as stopped with the fit's known bound.  Ctrl-C
+does the same.  Nothing here manages processes or sockets.
 """
 from __future__ import annotations
 
@@ -36,6 +41,12 @@ class ShareResult:
     pool: np.ndarray        # (5, m) int32: feature, lo, hi, left, right; node 0 the leaf
     root: int
     subproblems: int
+    memory_out: bool = False   # its memory limit stopped it
+
+
+#: owner tags of the cluster's best objective (a Variable holding [value, owner]):
+#: the caller's starting bound, and the request that every share stop now
+FROM_CALLER, STOP = -1, -2
 
 
 def client_for(cluster) -> tuple[object, bool]:
@@ -76,9 +87,15 @@ def _compact(pool: np.ndarray, root: int) -> tuple[np.ndarray, int]:
 
 
 def solve_share(data: dict, features: list[int] | None, best_name: str, lock_name: str,
-                time_limit: float, known_lb: float, sync_every: float) -> ShareResult:
-    """One Dask task: the search of one root share, pruning against the
-    cluster's best objective (read and offered every ``sync_every`` s)."""
+                deadline: float, known_lb: float, sync_every: float, share_id: int = 0) -> ShareResult:
+    """One Dask task: the search of one root share until ``deadline`` (a
+    ``time.time()``, so that a task that waited in the queue, or a cluster
+    that took its time to start, still ends with the fit), pruning against
+    the cluster's best objective (read and offered every ``sync_every`` s).
+    A value this share published itself is not offered back to it: a share
+    run again after its worker died must find its own tree again (pruned
+    against its own earlier value, it would lose it and the fit would
+    return a worse tree)."""
     from distributed import Lock, Variable
 
     from optimaltrees.search.engine import SharedRoot, build_engine
@@ -91,60 +108,119 @@ def solve_share(data: dict, features: list[int] | None, best_name: str, lock_nam
     engine.restrict_root(features)
     best, lock = Variable(best_name), Lock(lock_name)
 
+    def read() -> tuple[float, int]:
+        try:
+            value, owner = best.get(timeout=max(10.0, 4 * sync_every))
+            return float(value), int(owner)
+        except Exception:            # gone or unreachable: the fit has ended
+            return -math.inf, STOP
+
     def publish(value: float) -> None:
         with lock:
-            if value < best.get():
-                best.set(value)
+            current, owner = read()
+            if owner != STOP and value < current:
+                best.set([value, share_id])
+
+    def sync() -> None:
+        value, owner = read()
+        if owner == STOP:
+            shared.stop()
+        elif owner != share_id:
+            shared.offer(value)
 
     def hook(val, tree):
         if val is not None:
             publish(val)
         else:
-            shared.offer(best.get())
+            sync()
         return True
 
-    shared.offer(best.get())
+    sync()
     engine.set_hook(hook, sync_every)
-    out = engine.solve(time_limit, known_lb)
+    out = engine.solve(max(deadline - time.time(), 1e-9), known_lb)
     pool, root = _compact(engine.tree_arrays(), max(out.root, 0))
     return ShareResult(out.objective, out.lower_bound, out.aborted, pool, root,
-                       int(engine.stats["subproblems"]))
+                       int(engine.stats["subproblems"]), bool(engine.memory_out))
 
 
-def solve_on_dask(cluster, data: dict, *, time_limit: float, known_lb: float, upper_bound: float,
-                  sync_every: float = 0.5) -> list[ShareResult]:
+#: seconds the fit waits past its deadline for the shares (which stop at it
+#: themselves) before it asks them to stop and returns what it has
+GRACE = 0.5
+
+
+def solve_on_dask(cluster, data: dict, *, deadline: float, known_lb: float, upper_bound: float,
+                  sync_every: float = 0.5) -> tuple[list[ShareResult], bool]:
     """Every root share of the search described by ``data`` (the encoded
     problem and the engine's parameters), one Dask task each, with the
-    cluster's best objective starting at ``upper_bound``.  The answer is the
-    best share; the bound the least of the shares'.  With depth < 3 the
-    search is one task (shallow searches take seconds)."""
+    cluster's best objective starting at ``upper_bound``, all ending at
+    ``deadline`` (``time.time()``; inf: none).  Returns the shares' results
+    and whether Ctrl-C stopped them.  A share that has not answered by the
+    deadline (plus :data:`GRACE`) - a cluster without workers, workers busy
+    with other work - is asked to stop and counts as stopped with no tree
+    and the bound ``known_lb``; the answer is the best share, the bound the
+    least of the shares'.  With depth < 3 the search is one task."""
     distributed = require("dask.distributed", "bench", "a search on a Dask cluster")
     client, owned = client_for(cluster)
     try:
         tag = uuid.uuid4().hex
         best = distributed.Variable(f"optimaltrees-best-{tag}", client=client)
-        best.set(float(upper_bound) if math.isfinite(upper_bound) else math.inf)
+        best.set([float(upper_bound) if math.isfinite(upper_bound) else math.inf, FROM_CALLER])
         p = data["order"].shape[0]
         shares = [[f] for f in range(p)] if data["depth"] >= 3 and p > 1 else [None]
         # one object (a dict would scatter by key), a key of its own (not shared with an earlier fit)
-        data_future = client.scatter([data], broadcast=True, hash=False)[0]
-        start = time.perf_counter()
+        empty = np.zeros((5, 1), dtype=np.int32)
+        nothing = ShareResult(math.inf, known_lb, True, empty, -1, 0)     # a share with no answer
+        try:     # (a scheduler without workers would wait for one)
+            left = None if not math.isfinite(deadline) else max(deadline - time.time(), 0.1)
+            data_future = client.scatter([data], broadcast=True, hash=False, timeout=left)[0]
+        except (TimeoutError, distributed.TimeoutError):
+            best.delete()
+            return [nothing], False
         futures = [client.submit(solve_share, data_future, share, best.name, f"optimaltrees-lock-{tag}",
-                                 time_limit, known_lb, sync_every, pure=False,
+                                 deadline, known_lb, sync_every, k, pure=False,
                                  key=f"optimaltrees-share-{tag}-{k}")
                    for k, share in enumerate(shares)]
+        interrupted = stopped = complete = False
         try:
-            # each task stops at the limit itself; the wait only guards a stuck cluster
-            wait = None if not math.isfinite(time_limit) else time_limit + 60.0
-            results = client.gather(futures, errors="raise") if wait is None else [
-                f.result(timeout=max(wait - (time.perf_counter() - start), 1.0)) for f in futures]
+            # each share stops at the deadline itself; a share whose worker died
+            # is run again by Dask, and its result waited for, within the deadline
+            results = []
+            for f in futures:
+                left = None if not math.isfinite(deadline) else max(deadline + GRACE - time.time(), 0.1)
+                results.append(f.result(timeout=left))
+            complete = True
+        except KeyboardInterrupt:
+            interrupted = stopped = True
+        except (TimeoutError, distributed.TimeoutError):
+            stopped = True          # no answer by the deadline: stopped below
         finally:
+            if not complete:        # (a share's own error too: the others stop)
+                best.set([-math.inf, STOP])
+            if stopped:
+                # every share still running returns its best tree within
+                # sync_every once asked to stop: keep what they return
+                try:
+                    distributed.wait(futures, timeout=2 * sync_every)
+                except (Exception, KeyboardInterrupt):
+                    pass
+                results = [_result_or_none(f) for f in futures]
             client.cancel(futures)
-            best.delete()
-        return results
+            if all(f.done() for f in futures):
+                best.delete()
+        return [r if r is not None else nothing for r in results], interrupted
     finally:
         if owned:
             cluster_obj = getattr(client, "cluster", None)
             client.close()
             if cluster_obj is not None:
                 cluster_obj.close()
+
+
+def _result_or_none(future) -> ShareResult | None:
+    """A finished share's result (None: not finished, failed or lost)."""
+    if future.status != "finished":
+        return None
+    try:
+        return future.result(timeout=5)
+    except Exception:
+        return None
