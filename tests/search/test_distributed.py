@@ -162,3 +162,39 @@ def test_a_share_stopped_by_memory_is_reported_as_such(client):
     with pytest.warns(RuntimeWarning, match="memory_limit=1 MB reached"):
         clf.fit(X, y)                       # no time limit: this used to crash formatting one
     assert clf.memory_out_ and not clf.timed_out_ and not clf.is_optimal_
+
+
+@pytest.mark.parametrize("cluster, message", [
+    ("", "not a scheduler address"), ("not an address", "not a scheduler address"), ("42", "not a scheduler"),
+    (42, "cluster must be"), (True, "cluster must be"), ([], "cluster must be"),
+])
+def test_a_cluster_that_cannot_be_one_is_refused_before_any_work(cluster, message):
+    # also when the fit would not reach Dask (a tiny limit, a proven greedy tree)
+    X, y = _noisy(200, 3, 1)
+    for params in (dict(max_depth=3), dict(max_depth=3, time_limit=1e-9), dict(max_depth=0)):
+        with pytest.raises(ValueError, match=message):
+            OptimalTreeClassifier(cluster=cluster, **params).fit(X, y)
+
+
+def test_an_unreachable_scheduler_is_named_within_the_limit():
+    X, y = _noisy(200, 3, 1)
+    start = time.perf_counter()
+    with pytest.raises(ConnectionError, match="tcp://127.0.0.1:1.*no Dask scheduler answered"):
+        OptimalTreeClassifier(max_depth=3, time_limit=1, cluster="tcp://127.0.0.1:1").fit(X, y)
+    assert time.perf_counter() - start < 1 + 3.0          # was 30 s
+
+
+def test_a_closed_client_is_refused_by_name():
+    with LocalCluster(n_workers=1, processes=False, dashboard_address=None) as lc:
+        c = Client(lc)
+        c.close()
+        with pytest.raises(ValueError, match="the Client is closed"):
+            OptimalTreeClassifier(max_depth=3, cluster=c).fit(*_noisy(50, 2, 1))
+
+
+def test_more_threads_than_cores_are_not_started():
+    import os
+    X, y = _noisy(300, 4, 2)
+    clf = OptimalTreeClassifier(max_depth=3, n_jobs=100_000).fit(X, y)    # was 5 GB and minutes
+    assert clf.stats_["threads"] <= (os.cpu_count() or 1) and clf.is_optimal_
+    assert clf.objective_ == OptimalTreeClassifier(max_depth=3).fit(X, y).objective_

@@ -1,6 +1,7 @@
 """``OptimalTreeClassifier``: exact optimal classification trees as a scikit-learn estimator."""
 from __future__ import annotations
 
+import os
 import time
 import warnings
 from numbers import Integral, Real
@@ -18,6 +19,7 @@ from optimaltrees.estimators._base import FittedTreeMixin, Range, positive_secon
 from optimaltrees.anytime import ProgressLine
 from optimaltrees.model.summary import FitSummary, relative_gap, status_text
 from optimaltrees.search.contree import leaf_result, search_tree
+from optimaltrees.search.distributed import check_cluster
 from optimaltrees.search.strategies import SCHEDULES, STRATEGIES
 
 # Deeper searches need per-level buffers of n * p entries; 30 is far beyond what
@@ -71,7 +73,9 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         Threads that share the root's search, pruning against each other's
         best tree: at depth >= 3 each takes the most promising root threshold
         interval left, at depth two whole root features.  None means 1, -1
-        all cores (scikit-learn's convention).  The result is the same
+        all cores (scikit-learn's convention); more threads than the
+        machine's cores are not started (each costs memory and would only
+        wait for a core).  The result is the same
         optimum; memory grows per thread.  Used by ``search="exhaustive"``;
         the anytime strategies run on one thread.
     cluster : dask.distributed.Client, str or None, default=None
@@ -241,6 +245,7 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         """A Dask cluster runs the exhaustive search only."""
         if self.cluster is not None and self.search != "exhaustive":
             raise ValueError(f"cluster= runs search='exhaustive' only, not search={self.search!r}")
+        check_cluster(self.cluster)
 
     # -- fitting ---------------------------------------------------------------
     def fit(self, X, y, sample_weight=None) -> "OptimalTreeClassifier":
@@ -306,7 +311,7 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
                 min_samples_leaf=int(min(self.min_samples_leaf, X.shape[0])),
                 time_limit=self.time_limit,
                 memory_limit_mb=self.memory_limit,
-                n_threads=effective_n_jobs(self.n_jobs),
+                n_threads=min(effective_n_jobs(self.n_jobs), os.cpu_count() or 1),
                 strategy=self.search,
                 schedule=self.schedule,
                 callback=callback if (line is not None or user_callback is not None) else None,

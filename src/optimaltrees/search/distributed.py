@@ -22,6 +22,7 @@ does the same.  Nothing here manages processes or sockets.
 from __future__ import annotations
 
 import math
+import re
 import time
 import uuid
 from dataclasses import dataclass
@@ -49,20 +50,50 @@ class ShareResult:
 FROM_CALLER, STOP = -1, -2
 
 
-def client_for(cluster) -> tuple[object, bool]:
+#: a scheduler address: an optional protocol, a host and a port ("tcp://10.0.0.5:8786")
+_ADDRESS = re.compile(r"^(?:[a-z][a-z0-9+.-]*://)?[^\s/:]+:\d{1,5}$")
+
+
+def check_cluster(cluster) -> None:
+    """Refuse a ``cluster`` that cannot be one before any work (and before a
+    ``Client`` is built from it: a Client of a malformed address can hang
+    the interpreter at exit)."""
+    if cluster is None or (isinstance(cluster, str) and cluster == "local"):
+        return
+    if isinstance(cluster, str):
+        if not _ADDRESS.match(cluster):
+            raise ValueError(f"cluster={cluster!r} is not a scheduler address (protocol://host:port, "
+                             "e.g. 'tcp://10.0.0.5:8786') nor 'local'")
+        return
+    distributed = require("dask.distributed", "bench", "a search on a Dask cluster")
+    if not isinstance(cluster, distributed.Client):
+        raise ValueError(f"cluster must be a dask.distributed.Client, a scheduler address or 'local', "
+                         f"got {type(cluster).__name__} {cluster!r}"[:300])
+    if cluster.status not in ("running", "connecting", "newly-created"):
+        raise ValueError(f"cluster: the Client is {cluster.status}, not running")
+
+
+def client_for(cluster, timeout: float | None = None) -> tuple[object, bool]:
     """A ``distributed.Client`` for ``cluster``: a Client as given, a
-    scheduler address, or "local" for a new ``LocalCluster`` (closed by the
-    caller when the second value is True)."""
+    scheduler address (connected within ``timeout`` seconds), or "local" for
+    a new ``LocalCluster`` (closed by the caller when the second value is True)."""
+    check_cluster(cluster)
     distributed = require("dask.distributed", "bench", "a search on a Dask cluster")
     if isinstance(cluster, distributed.Client):
         return cluster, False
     if cluster == "local":
         return distributed.Client(distributed.LocalCluster(n_workers=2, threads_per_worker=1,
-                                                           dashboard_address=None)), True
-    if isinstance(cluster, str) and cluster:
-        return distributed.Client(cluster), True
-    raise ValueError(f"cluster must be a dask.distributed.Client, a scheduler address or 'local', "
-                     f"got {cluster!r}")
+                                                           dashboard_address=None,
+                                                           scheduler_kwargs={"dashboard": False})), True
+    wait = 30.0 if timeout is None else max(1.0, min(30.0, timeout))
+    try:
+        return distributed.Client(cluster, timeout=wait), True
+    except OSError as exc:
+        raise ConnectionError(f"cluster={cluster!r}: no Dask scheduler answered within {wait:.0f} s "
+                              f"({exc})") from None
+    except Exception as exc:         # something answered, but not a Dask scheduler
+        raise ConnectionError(f"cluster={cluster!r}: what answered there is not a Dask scheduler "
+                              f"({type(exc).__name__}: {str(exc)[:120]})") from None
 
 
 def _compact(pool: np.ndarray, root: int) -> tuple[np.ndarray, int]:
@@ -160,7 +191,7 @@ def solve_on_dask(cluster, data: dict, *, deadline: float, known_lb: float, uppe
     and the bound ``known_lb``; the answer is the best share, the bound the
     least of the shares'.  With depth < 3 the search is one task."""
     distributed = require("dask.distributed", "bench", "a search on a Dask cluster")
-    client, owned = client_for(cluster)
+    client, owned = client_for(cluster, None if not math.isfinite(deadline) else deadline - time.time())
     try:
         tag = uuid.uuid4().hex
         best = distributed.Variable(f"optimaltrees-best-{tag}", client=client)
