@@ -198,3 +198,17 @@ def test_more_threads_than_cores_are_not_started():
     clf = OptimalTreeClassifier(max_depth=3, n_jobs=100_000).fit(X, y)    # was 5 GB and minutes
     assert clf.stats_["threads"] <= (os.cpu_count() or 1) and clf.is_optimal_
     assert clf.objective_ == OptimalTreeClassifier(max_depth=3).fit(X, y).objective_
+
+
+def test_an_estimator_holding_a_client_clones_and_pickles(client):
+    import pickle
+
+    from sklearn.base import clone
+    from sklearn.model_selection import cross_val_score
+    est = OptimalTreeClassifier(max_depth=3, cluster=client)
+    assert clone(est).cluster is client
+    X, y = _noisy(300, 3, 4)
+    assert len(cross_val_score(est, X, y, cv=2)) == 2
+    back = pickle.loads(pickle.dumps(est.fit(X, y)))
+    assert back.cluster == client.scheduler.address and est.cluster is client
+    np.testing.assert_array_equal(back.predict(X), est.predict(X))

@@ -399,6 +399,31 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         encoder = getattr(self, "encoder_", None)
         return None if encoder is None else np.array([t.column for t in encoder.tests_], dtype=np.int64)
 
+    def __sklearn_clone__(self):
+        """A clone shares a Dask ``Client`` (a connection, not a value: it
+        cannot be deep-copied), so that model selection runs on the cluster."""
+        from sklearn.base import _clone_parametrized
+
+        cluster = self.cluster
+        if cluster is None or isinstance(cluster, str):
+            return _clone_parametrized(self)
+        self.cluster = None
+        try:
+            twin = _clone_parametrized(self)
+        finally:
+            self.cluster = cluster
+        twin.cluster = cluster
+        return twin
+
+    def __getstate__(self):
+        """A pickled estimator names its Dask ``Client`` by its scheduler's
+        address (a live connection does not pickle)."""
+        state = dict(super().__getstate__() if hasattr(super(), "__getstate__") else self.__dict__)
+        cluster = state.get("cluster")
+        if cluster is not None and not isinstance(cluster, str):
+            state["cluster"] = getattr(getattr(cluster, "scheduler", None), "address", None)
+        return state
+
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.input_tags.allow_nan = True       # missing values are searched, not imputed
