@@ -82,8 +82,13 @@ def client_for(cluster, timeout: float | None = None) -> tuple[object, bool]:
     if isinstance(cluster, distributed.Client):
         return cluster, False
     if cluster == "local":
+        # a daemonic process (a multiprocessing pool's worker) may not start
+        # worker processes: the local cluster's workers are then threads
+        import multiprocessing
+
+        processes = not multiprocessing.current_process().daemon
         return distributed.Client(distributed.LocalCluster(n_workers=2, threads_per_worker=1,
-                                                           dashboard_address=None,
+                                                           processes=processes, dashboard_address=None,
                                                            scheduler_kwargs={"dashboard": False})), True
     wait = 30.0 if timeout is None else max(1.0, min(30.0, timeout))
     try:
@@ -207,7 +212,8 @@ def solve_on_dask(cluster, data: dict, *, deadline: float, known_lb: float, uppe
         except (TimeoutError, distributed.TimeoutError):
             best.delete()
             return [nothing], False
-        futures = [client.submit(solve_share, data_future, share, best.name, f"optimaltrees-lock-{tag}",
+        lock_name = f"optimaltrees-lock-{tag}"
+        futures = [client.submit(solve_share, data_future, share, best.name, lock_name,
                                  deadline, known_lb, sync_every, k, pure=False,
                                  key=f"optimaltrees-share-{tag}-{k}")
                    for k, share in enumerate(shares)]
@@ -236,8 +242,10 @@ def solve_on_dask(cluster, data: dict, *, deadline: float, known_lb: float, uppe
                     pass
                 results = [_result_or_none(f) for f in futures]
             client.cancel(futures)
-            if all(f.done() for f in futures):
+            if all(f.done() for f in futures):       # (a running share still reads them)
                 best.delete()
+                with client.as_current():
+                    distributed.Lock(lock_name).close()
         return [r if r is not None else nothing for r in results], interrupted
     finally:
         if owned:
