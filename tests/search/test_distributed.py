@@ -212,3 +212,18 @@ def test_an_estimator_holding_a_client_clones_and_pickles(client):
     back = pickle.loads(pickle.dumps(est.fit(X, y)))
     assert back.cluster == client.scheduler.address and est.cluster is client
     np.testing.assert_array_equal(back.predict(X), est.predict(X))
+
+
+def test_the_callback_sees_and_stops_a_cluster_search(client):
+    # the callback was never called during a cluster search, so it could not stop it
+    X, y = _noisy(3000, 5, 7)
+    seen = []
+
+    def callback(progress):
+        seen.append(progress.objective)
+        return False
+    start = time.perf_counter()
+    clf = OptimalTreeClassifier(max_depth=4, cluster=client, callback=callback).fit(X, y)
+    assert seen and clf.stopped_ and not clf.is_optimal_ and not clf.timed_out_
+    assert time.perf_counter() - start < 10
+    assert clf.lower_bound_ <= clf.objective_ and clf.train_error_ == int((clf.predict(X) != y).sum())

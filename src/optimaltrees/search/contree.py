@@ -314,8 +314,16 @@ def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
         # cluster's start and a task's wait in the queue count)
         deadline = time.time() + (limit - (time.perf_counter() - start)) if math.isfinite(limit) else math.inf
         try:
-            shares, interrupted_shares = solve_on_dask(cluster, problem, deadline=deadline, known_lb=known,
-                                                       upper_bound=upper)
+            def on_progress(value: float) -> bool:
+                # the cluster's best tree (a callback, a progress line): a stop request
+                # from the callback stops the shares, which return their best trees
+                improved = value < state["best"]
+                state["best"] = min(state["best"], value)
+                return report(improved)
+
+            shares, interrupted_shares = solve_on_dask(
+                cluster, problem, deadline=deadline, known_lb=known, upper_bound=upper,
+                on_progress=on_progress if callback is not None else None, progress_every=progress_every)
         except KeyboardInterrupt:      # Ctrl-C while connecting: the greedy tree (or a leaf), not proven
             shares, interrupted_shares = [], True
             outcomes = [SolveOutcome(upper, known, -1 if greedy is None else greedy.root, True)]

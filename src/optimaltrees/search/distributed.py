@@ -185,7 +185,8 @@ GRACE = 0.5
 
 
 def solve_on_dask(cluster, data: dict, *, deadline: float, known_lb: float, upper_bound: float,
-                  sync_every: float = 0.5) -> tuple[list[ShareResult], bool]:
+                  sync_every: float = 0.5, on_progress=None,
+                  progress_every: float = 0.5) -> tuple[list[ShareResult], bool]:
     """Every root share of the search described by ``data`` (the encoded
     problem and the engine's parameters), one Dask task each, with the
     cluster's best objective starting at ``upper_bound``, all ending at
@@ -194,7 +195,10 @@ def solve_on_dask(cluster, data: dict, *, deadline: float, known_lb: float, uppe
     deadline (plus :data:`GRACE`) - a cluster without workers, workers busy
     with other work - is asked to stop and counts as stopped with no tree
     and the bound ``known_lb``; the answer is the best share, the bound the
-    least of the shares'.  With depth < 3 the search is one task."""
+    least of the shares'.  With depth < 3 the search is one task.
+    ``on_progress(best)`` (optional) is called every ``progress_every`` s
+    with the cluster's best objective; returning False stops the shares
+    (they return their best trees, as at the deadline)."""
     distributed = require("dask.distributed", "bench", "a search on a Dask cluster")
     client, owned = client_for(cluster, None if not math.isfinite(deadline) else deadline - time.time())
     try:
@@ -219,6 +223,17 @@ def solve_on_dask(cluster, data: dict, *, deadline: float, known_lb: float, uppe
                    for k, share in enumerate(shares)]
         interrupted = stopped = complete = False
         try:
+            while on_progress is not None and not all(f.done() for f in futures):
+                left = deadline + GRACE - time.time()
+                if left <= 0:
+                    raise TimeoutError
+                try:
+                    distributed.wait(futures, timeout=min(progress_every, left))
+                except (TimeoutError, distributed.TimeoutError):
+                    pass
+                value, owner = best.get(timeout=10)
+                if owner != STOP and on_progress(float(value)) is False:
+                    raise _Stopped
             # each share stops at the deadline itself; a share whose worker died
             # is run again by Dask, and its result waited for, within the deadline
             results = []
@@ -226,6 +241,8 @@ def solve_on_dask(cluster, data: dict, *, deadline: float, known_lb: float, uppe
                 left = None if not math.isfinite(deadline) else max(deadline + GRACE - time.time(), 0.1)
                 results.append(f.result(timeout=left))
             complete = True
+        except _Stopped:
+            stopped = True          # the caller's callback asked to stop
         except KeyboardInterrupt:
             interrupted = stopped = True
         except (TimeoutError, distributed.TimeoutError):
@@ -253,6 +270,10 @@ def solve_on_dask(cluster, data: dict, *, deadline: float, known_lb: float, uppe
             client.close()
             if cluster_obj is not None:
                 cluster_obj.close()
+
+
+class _Stopped(Exception):
+    """The caller's progress callback asked the shares to stop."""
 
 
 def _result_or_none(future) -> ShareResult | None:
