@@ -18,7 +18,7 @@ import pytest
 from optimaltrees import OptimalTreeClassifier, SATTreeClassifier
 from optimaltrees.data import binarize, validation
 from optimaltrees.data.binarize import Binarizer
-from optimaltrees.data.validation import is_missing
+from optimaltrees.data.validation import PreparationTimeout, is_missing
 from optimaltrees.estimators import classifier as classifier_module
 from optimaltrees.estimators import sat as sat_module
 from optimaltrees.search.sat import prepare
@@ -145,11 +145,11 @@ def test_tree_stopped_while_encoding_returns_the_flagged_majority_leaf(monkeypat
         return OptimalTreeClassifier(max_depth=2, time_limit=60,
                                      categorical_features=["colour", "size"]).fit(df, y)
     full = fit()
-    n_calls = _count_calls(monkeypatch, classifier_module, "_encoding_clock", fit)
+    n_calls = _count_calls(monkeypatch, classifier_module, "preparation_clock", fit)
     assert n_calls > 5                      # columns, encoding blocks, finiteness blocks
     for k in range(1, n_calls + 1):
-        monkeypatch.setattr(classifier_module, "_encoding_clock",
-                            _Clock(k, classifier_module._EncodingTimeout()))
+        monkeypatch.setattr(classifier_module, "preparation_clock",
+                            _Clock(k, PreparationTimeout()))
         with pytest.warns(UserWarning, match="time_limit=60 s reached"):
             clf = fit()
         assert clf.timed_out_ and not clf.is_optimal_ and not clf.interrupted_
@@ -161,7 +161,7 @@ def test_tree_stopped_while_encoding_returns_the_flagged_majority_leaf(monkeypat
         assert (clf.predict(df) == np.bincount(y).argmax()).all()
         assert clf.predict_proba(df).shape == (300, 2)
     # Ctrl-C while encoding: the same leaf, flagged as interrupted
-    monkeypatch.setattr(classifier_module, "_encoding_clock", _Clock(2, KeyboardInterrupt()))
+    monkeypatch.setattr(classifier_module, "preparation_clock", _Clock(2, KeyboardInterrupt()))
     with pytest.warns(RuntimeWarning, match="interrupted"):
         clf = fit()
     assert clf.interrupted_ and not clf.timed_out_ and clf.tree_.node_count == 1
@@ -169,8 +169,8 @@ def test_tree_stopped_while_encoding_returns_the_flagged_majority_leaf(monkeypat
 
 def test_tree_stopped_while_encoding_still_checks_the_labels(monkeypatch):
     df = _mixed_frame(2, 30, missing=False)
-    monkeypatch.setattr(classifier_module, "_encoding_clock",
-                        _Clock(1, classifier_module._EncodingTimeout()))
+    monkeypatch.setattr(classifier_module, "preparation_clock",
+                        _Clock(1, PreparationTimeout()))
     est = OptimalTreeClassifier(max_depth=2, time_limit=1, categorical_features=["colour"])
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):
         est.fit(df, np.zeros(29, dtype=int))
@@ -196,11 +196,11 @@ def test_sat_stopped_while_preparing_returns_the_flagged_majority_leaf(monkeypat
 
     def fit():
         return SATTreeClassifier(**params).fit(df, y)
-    n_calls = _count_calls(monkeypatch, sat_module, "_preparation_clock", fit)
+    n_calls = _count_calls(monkeypatch, sat_module, "preparation_clock", fit)
     assert n_calls >= 6           # transform, then every step of the reduction
     majority = np.bincount(y).argmax()
     for k in range(1, n_calls + 1):
-        monkeypatch.setattr(sat_module, "_preparation_clock", _Clock(k, sat_module._PreparationTimeout()))
+        monkeypatch.setattr(sat_module, "preparation_clock", _Clock(k, PreparationTimeout()))
         with pytest.warns(UserWarning, match="a single leaf"):
             clf = fit()
         assert clf.timed_out_ and not clf.is_optimal_ and clf.tree_source_ == "leaf"
@@ -286,12 +286,12 @@ def test_sat_stopped_while_preparing_still_refuses_conflicting_rows(monkeypatch)
     Binarizer().fit(X).transform(X, checkpoint=lambda: calls.append(1))
     n_transform = len(calls)
     clock = _Clock(None, None)
-    monkeypatch.setattr(sat_module, "_preparation_clock", clock)
+    monkeypatch.setattr(sat_module, "preparation_clock", clock)
     with pytest.raises(ConflictingExamplesError):
         fit()
     assert clock.calls > n_transform          # the reduction's checks come after the encoding's
     for k in range(1, clock.calls + 1):
-        monkeypatch.setattr(sat_module, "_preparation_clock", _Clock(k, sat_module._PreparationTimeout()))
+        monkeypatch.setattr(sat_module, "preparation_clock", _Clock(k, PreparationTimeout()))
         if k <= n_transform:
             with pytest.warns(UserWarning, match="a single leaf"):
                 assert fit().tree_source_ == "leaf"

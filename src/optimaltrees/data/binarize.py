@@ -29,7 +29,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from optimaltrees.data.thresholds import format_threshold
-from optimaltrees.data.validation import (EXACT_FLOAT_INT, is_missing, missing_cells, plain_object_column,
+from optimaltrees.data.validation import (CHECK_CELLS, EXACT_FLOAT_INT, is_missing, missing_cells, plain_object_column,
                                           refuse_complex, refuse_merged_integer_series, refuse_merged_integers,
                                           refuse_time)
 
@@ -399,9 +399,6 @@ def _exact_pair(x: np.ndarray, thresholds: np.ndarray) -> tuple[np.ndarray, np.n
 #: it is built: 2 GB as the tree's float64 (a column of 100,000 categories over
 #: 300,000 rows would be 30 billion cells, an out-of-memory crash)
 MAX_ENCODED_CELLS = 2 ** 28
-
-#: transform calls its checkpoint after about this many cells (a few ms of work)
-CHECK_CELLS = 2 ** 22
 
 
 def _check_encoded_size(n_rows: int, tests: list, owner: str) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import numbers
 
+import time
+
 import numpy as np
 from sklearn.utils.validation import validate_data
 
@@ -18,8 +20,22 @@ def _plain_numeric(a) -> bool:
     return type(a) is np.ndarray and a.dtype.kind in "biuf"
 
 
-#: the finiteness check reads this many cells between two checkpoints
+#: the preparation steps (encoding, checks, SAT's reduction) do about this
+#: many cells of work between two checkpoints (a few ms)
 CHECK_CELLS = 2 ** 22
+
+
+class PreparationTimeout(Exception):
+    """A fit's time limit passed while its data was being prepared."""
+
+
+def preparation_clock(deadline: float | None):
+    """The checkpoint the preparation steps call: raises
+    :class:`PreparationTimeout` once ``deadline`` (``time.perf_counter``) has passed."""
+    def checkpoint() -> None:
+        if deadline is not None and time.perf_counter() > deadline:
+            raise PreparationTimeout
+    return checkpoint
 
 
 def _fast_matrix(X: np.ndarray, estimator_name: str, allow_nan: bool = False,

@@ -13,8 +13,8 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import _num_samples
 
 from optimaltrees.data.binarize import categorical_encoder
-from optimaltrees.data.validation import (check_class_labels, check_fit_data, check_fit_weights,
-                                          check_predict_data)
+from optimaltrees.data.validation import (PreparationTimeout, check_class_labels, check_fit_data,
+                                          check_fit_weights, check_predict_data, preparation_clock)
 from optimaltrees.estimators._base import FittedTreeMixin, Range, positive_seconds, validate_params
 from optimaltrees.anytime import ProgressLine
 from optimaltrees.model.summary import FitSummary, relative_gap, status_text
@@ -261,12 +261,12 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         else:
             # encoding a wide categorical table takes seconds: the time limit and
             # Ctrl-C stop it as they stop the numeric preparation, with a leaf
-            checkpoint = _encoding_clock(start, self.time_limit)
+            checkpoint = preparation_clock(None if self.time_limit is None else start + self.time_limit)
             n_rows = _num_samples(X)
             try:
                 encoded = encoder.transform(X, owner=type(self).__name__, checkpoint=checkpoint)
                 X, y = check_fit_data(self, encoded, y, allow_nan=True, checkpoint=checkpoint)
-            except _EncodingTimeout:
+            except PreparationTimeout:
                 stopped = "time"
             except KeyboardInterrupt:
                 stopped = "Ctrl-C"
@@ -429,15 +429,3 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         tags.input_tags.allow_nan = True       # missing values are searched, not imputed
         return tags
 
-
-class _EncodingTimeout(Exception):
-    """The fit's time limit passed while its categorical columns were encoded."""
-
-
-def _encoding_clock(start: float, time_limit: float | None):
-    """A checkpoint raising :class:`_EncodingTimeout` once ``time_limit``
-    seconds have passed since ``start`` (perf_counter)."""
-    def checkpoint() -> None:
-        if time_limit is not None and time.perf_counter() - start > time_limit:
-            raise _EncodingTimeout
-    return checkpoint

@@ -13,7 +13,8 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import _num_samples
 
 from optimaltrees.data.binarize import fit_binarizer
-from optimaltrees.data.validation import check_class_labels, check_fit_weights, check_raw_labels, is_missing
+from optimaltrees.data.validation import (PreparationTimeout, check_class_labels, check_fit_weights,
+                                          check_raw_labels, is_missing, preparation_clock)
 from optimaltrees.estimators._base import (FittedTreeMixin, Range, check_integer, positive_seconds,
                                            validate_params)
 from optimaltrees.model.summary import FitSummary, relative_gap, status_text
@@ -342,10 +343,10 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"{binarizer.n_tests_:,} Boolean tests x {n_rows:,} rows is too large "
                              f"for the SAT encodings (cap {MAX_TEST_CELLS:,} cells); round or bin "
                              "the numeric columns, or use OptimalTreeClassifier")
-        checkpoint = _preparation_clock(deadline)
+        checkpoint = preparation_clock(deadline)
         try:
             B = binarizer.transform(X, owner=type(self).__name__, checkpoint=checkpoint)
-        except _PreparationTimeout:
+        except PreparationTimeout:
             B = None
         check_class_labels(y_full)
         try:     # the classes of every row, as scikit-learn's trees (weight 0 or not)
@@ -363,9 +364,9 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         errors_mode = self.objective == "errors"
         try:
             if B is None:
-                raise _PreparationTimeout
+                raise PreparationTimeout
             problem, tests = self._prepare(B, y_index, weight, errors_mode, checkpoint)
-        except _PreparationTimeout:
+        except PreparationTimeout:
             # the limit passed while the data was being prepared: the majority
             # leaf, as when the search finds nothing in time; but rows that no
             # perfect tree fits are still an error, when they can be seen (one
@@ -433,7 +434,7 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
     def _prepare(self, B: np.ndarray, y_index: np.ndarray, weight, errors_mode: bool, checkpoint):
         """The SAT problem (distinct rows, kept tests) and, when the DP engine
         searches, the tests as it reads them; ``checkpoint`` raises
-        :class:`_PreparationTimeout` at the time limit."""
+        :class:`PreparationTimeout` at the time limit."""
         chains = test_chains(self.binarizer_.tests_)
         # a perfect tree misclassifies nothing whatever the weights; they still
         # weigh the rows for the greedy fallback, as repeated rows would
@@ -627,19 +628,6 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
     def _importance_columns(self):
         """Each Boolean test counts for the input column it tests."""
         return np.array([t.column for t in self.binarizer_.tests_], dtype=np.int64)
-
-
-class _PreparationTimeout(Exception):
-    """The fit's time limit passed while its data was being prepared."""
-
-
-def _preparation_clock(deadline: float | None):
-    """A checkpoint for the preparation steps: raises
-    :class:`_PreparationTimeout` once ``deadline`` (perf_counter) has passed."""
-    def checkpoint() -> None:
-        if deadline is not None and time.perf_counter() > deadline:
-            raise _PreparationTimeout
-    return checkpoint
 
 
 class _Progress:

@@ -25,6 +25,7 @@ from typing import Callable
 
 import numpy as np
 
+from optimaltrees.data.validation import CHECK_CELLS
 from optimaltrees.search.sat.decode import PerfectTree, leaf_count
 from optimaltrees.search.sat.problem import column_block
 from optimaltrees.search.sat.result import (NoTreeWithinDepthError, SATProgress, SATResult, SATStats,
@@ -77,10 +78,6 @@ def ordinal_matrix(B: np.ndarray, chains: list[np.ndarray], checkpoint=None) -> 
             check()
             X[:, j] = column_block(B, chain).sum(axis=1, dtype=np.int64)
     return X
-
-
-#: :func:`ordinal_matrix` copies about this many cells between two checkpoints
-CHECK_CELLS = 2 ** 22
 
 
 def dp_search(X: np.ndarray, y: np.ndarray, n_classes: int, depth: int, node_cost: float = 0.0,
