@@ -522,8 +522,11 @@ def _string_list(value, where: str, length: int) -> list[str]:
 def _binarizer(value, where: str) -> Binarizer:
     s = _state(value, where, _BINARIZER, ("categorical", "n_features_in_", "feature_names_in_",
                                           "column_names_", "column_kinds_", "tests_", "n_tests_"),
-               optional=("keep_numeric", "subsets"))
+               optional=("keep_numeric", "subsets", "stopped_"))
     keep = s.get("keep_numeric", False)
+    stopped = s.get("stopped_")
+    if stopped not in (None, "time", "Ctrl-C"):
+        raise ValueError(f"{where}.stopped_: expected null, \"time\" or \"Ctrl-C\", got {_describe(stopped)}")
     if not isinstance(keep, bool):
         raise ValueError(f"{where}.keep_numeric: expected true or false, got {_describe(keep)}")
     categorical = _plain(s["categorical"], f"{where}.categorical")
@@ -547,6 +550,7 @@ def _binarizer(value, where: str) -> Binarizer:
     b.feature_names_in_ = None if names is None else _string_list(names, f"{where}.feature_names_in_", n)
     b.column_names_ = _string_list(s["column_names_"], f"{where}.column_names_", n)
     b.column_kinds_ = kinds
+    b.stopped_ = stopped
     b.tests_ = [_boolean_test(t, f"{where}.tests_[{i}]", n) for i, t in enumerate(tests)]
     b.n_tests_ = _integer(s["n_tests_"], f"{where}.n_tests_", len(tests), len(tests))
     if any((t.kind == "value") != (keep and kinds[t.column] == "numeric") or (t.kind == "threshold" and keep)

@@ -21,6 +21,7 @@ from optimaltrees.data.binarize import Binarizer
 from optimaltrees.data.validation import PreparationTimeout, is_missing
 from optimaltrees.estimators import classifier as classifier_module
 from optimaltrees.estimators import sat as sat_module
+from optimaltrees.io import load_model, save_model
 from optimaltrees.search.sat import prepare
 from optimaltrees.search.sat.exact import OrdinalTests
 from optimaltrees.search.sat.exact import test_chains as chains_of
@@ -136,7 +137,7 @@ def _count_calls(monkeypatch, module, name, fit) -> int:
     return clock.calls
 
 
-def test_tree_stopped_while_encoding_returns_the_flagged_majority_leaf(monkeypatch):
+def test_tree_stopped_while_encoding_returns_the_flagged_majority_leaf(monkeypatch, tmp_path):
     df = _mixed_frame(1, 300, missing=True)
     y = (df["x"] > 0).astype(int).to_numpy()
     monkeypatch.setattr(binarize, "CHECK_CELLS", 256)
@@ -156,15 +157,57 @@ def test_tree_stopped_while_encoding_returns_the_flagged_majority_leaf(monkeypat
         assert clf.tree_.node_count == 1 and clf.lower_bound_ == 0.0
         assert clf.train_error_ == int(np.sum(y != np.bincount(y).argmax()))
         assert clf.n_features_in_ == 4 and list(clf.feature_names_in_) == list(df.columns)
-        # the leaf predicts through the same encoding as a full fit
-        assert clf.tree_.n_features == full.tree_.n_features
+        # the first 4 calls stop the encoder's fit (one per column): the
+        # columns read so far keep their tests; later calls, the full encoder
+        assert clf.encoder_.stopped_ == ("time" if k <= 4 else None)
+        assert clf.encoder_.tests_ == full.encoder_.tests_[:clf.encoder_.n_tests_]
+        assert clf.tree_.n_features == clf.encoder_.n_tests_
+        if k > 4:
+            assert clf.tree_.n_features == full.tree_.n_features
+        # the leaf predicts through its encoder, and so does its model file
         assert (clf.predict(df) == np.bincount(y).argmax()).all()
         assert clf.predict_proba(df).shape == (300, 2)
-    # Ctrl-C while encoding: the same leaf, flagged as interrupted
-    monkeypatch.setattr(classifier_module, "preparation_clock", _Clock(2, KeyboardInterrupt()))
-    with pytest.warns(RuntimeWarning, match="interrupted"):
-        clf = fit()
-    assert clf.interrupted_ and not clf.timed_out_ and clf.tree_.node_count == 1
+        path = tmp_path / f"leaf{k}.json"
+        save_model(clf, path)
+        assert (load_model(path).predict(df) == clf.predict(df)).all()
+        with pytest.raises(ValueError, match="features"):
+            clf.predict(df.iloc[:, :3])
+    # Ctrl-C while the categories are learned or encoded: the same leaf, flagged as interrupted
+    for k in (2, 6):
+        monkeypatch.setattr(classifier_module, "preparation_clock", _Clock(k, KeyboardInterrupt()))
+        with pytest.warns(RuntimeWarning, match="interrupted"):
+            clf = fit()
+        assert clf.interrupted_ and not clf.timed_out_ and clf.tree_.node_count == 1
+        assert clf.encoder_.stopped_ == ("Ctrl-C" if k <= 4 else None)
+
+
+def test_encoder_fit_stopped_at_a_column_keeps_the_columns_read():
+    df = _mixed_frame(4, 60, missing=True)
+    full = Binarizer(["colour", "size"], keep_numeric=True).fit(df)
+    assert full.stopped_ is None
+    for stop_at in range(4):
+        calls = []
+
+        def checkpoint():
+            calls.append(1)
+            if len(calls) > stop_at:
+                raise PreparationTimeout
+        b = Binarizer(["colour", "size"], keep_numeric=True).fit(df, checkpoint)
+        assert b.stopped_ == "time" and len(calls) == stop_at + 1
+        assert b.tests_ == [t for t in full.tests_ if t.column < stop_at]
+        # the unread columns' kinds from their types: numbers numeric, the rest categorical
+        assert b.column_kinds_ == full.column_kinds_
+        assert b.transform(df).shape == (60, b.n_tests_)
+    # without a checkpoint nothing is caught: Ctrl-C is the caller's
+    with pytest.raises(KeyboardInterrupt):
+        Binarizer(["colour"], keep_numeric=True).fit(pd.DataFrame({"colour": _Explosive(["a", "b"])}))
+
+
+class _Explosive(list):
+    """A column whose conversion to an array is interrupted (Ctrl-C)."""
+
+    def __array__(self, *args, **kwargs):
+        raise KeyboardInterrupt
 
 
 def test_tree_stopped_while_encoding_still_checks_the_labels(monkeypatch):
@@ -283,8 +326,8 @@ def test_sat_stopped_while_preparing_still_refuses_conflicting_rows(monkeypatch)
     def fit():
         return SATTreeClassifier("depth", time_limit=60).fit(X, y)
     calls = []
-    Binarizer().fit(X).transform(X, checkpoint=lambda: calls.append(1))
-    n_transform = len(calls)
+    Binarizer().fit(X, checkpoint=lambda: calls.append(1)).transform(X, checkpoint=lambda: calls.append(1))
+    n_transform = len(calls)                  # the binarizer's fit and its encoding
     clock = _Clock(None, None)
     monkeypatch.setattr(sat_module, "preparation_clock", clock)
     with pytest.raises(ConflictingExamplesError):

@@ -166,20 +166,25 @@ def _run_interrupted(body: str) -> dict:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="SIGINT and /proc")
-def test_ctrl_c_without_a_tree_raises_keyboard_interrupt_and_stops_the_worker():
+def test_ctrl_c_without_a_tree_returns_the_flagged_leaf_and_stops_the_worker():
     # 500 rows: prepared in well under 1.5 s, then a long search for the depth;
-    # without a time limit no greedy tree is built, so no tree is known
+    # without a time limit no greedy tree is built, so no tree is known: the
+    # majority leaf, flagged, as the tree estimator returns
     out = _run_interrupted("""
         X, y = X[:500], y[:500]
-        try:
-            SATTreeClassifier("depth", time_limit=None).fit(X, y)
-            out["outcome"] = "returned"
-        except KeyboardInterrupt:
-            out["outcome"] = "KeyboardInterrupt"
-        except Exception as exc:
-            out["outcome"] = f"{type(exc).__name__}: {exc}"
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            clf = SATTreeClassifier("depth", time_limit=None).fit(X, y)
+        out["warned"] = any("interrupted" in str(w.message) and w.category is RuntimeWarning
+                            for w in caught)
+        out["flags"] = [clf.interrupted_, clf.timed_out_, clf.is_optimal_, clf.tree_source_]
+        out["nodes"] = int(clf.tree_.node_count)
+        out["majority"] = bool((clf.predict(X) == np.bincount(y).argmax()).all())
+        out["train_error"] = int(clf.train_error_)
+        out["minority"] = int(np.bincount(y).min())
     """)
-    assert out["outcome"] == "KeyboardInterrupt"
+    assert out["warned"] and out["flags"] == [True, False, False, "leaf"]
+    assert out["nodes"] == 1 and out["majority"] and out["train_error"] == out["minority"]
     assert out["seconds"] < 10
     assert out["children"] == [] and out["alive"] == []
 

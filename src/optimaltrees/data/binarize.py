@@ -29,9 +29,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from optimaltrees.data.thresholds import format_threshold
-from optimaltrees.data.validation import (CHECK_CELLS, EXACT_FLOAT_INT, is_missing, missing_cells, plain_object_column,
-                                          refuse_complex, refuse_merged_integer_series, refuse_merged_integers,
-                                          refuse_time)
+from optimaltrees.data.validation import (CHECK_CELLS, EXACT_FLOAT_INT, PreparationTimeout, is_missing,
+                                          missing_cells, plain_object_column, refuse_complex,
+                                          refuse_merged_integer_series, refuse_merged_integers, refuse_time)
 
 
 @dataclass(frozen=True)
@@ -82,8 +82,8 @@ def _as_columns(X, allow_missing: bool = False) -> tuple[list[np.ndarray], list[
     if hasattr(X, "columns") and hasattr(X, "iloc"):          # a pandas DataFrame
         names = [str(c) for c in X.columns]
         series = [s for _, s in X.items()]        # a column each, even under repeated names
-        missing = [names[i] for i, s in enumerate(series) if s.isna().any()]
-        if missing and not allow_missing:
+        missing = [] if allow_missing else [names[i] for i, s in enumerate(series) if s.isna().any()]
+        if missing:
             raise ValueError(f"Input X contains missing values (NaN/None/NA) in column(s) {missing}; "
                              "missing values are not supported.")
         for name, s in zip(names, series):
@@ -212,7 +212,13 @@ class Binarizer:
         self.subsets = subsets
 
     # -- fit -------------------------------------------------------------------
-    def fit(self, X) -> "Binarizer":
+    def fit(self, X, checkpoint=None) -> "Binarizer":
+        """Learn each column's tests.  ``checkpoint()`` (optional) is called
+        between columns: when it raises :class:`PreparationTimeout` (a fit's
+        time limit), or Ctrl-C comes, the columns not read yet get no test
+        and ``stopped_`` says why ("time" or "Ctrl-C"; None when every column
+        was read), so that a stopped fit still has an encoder that checks
+        X's columns for its leaf."""
         keep = bool(getattr(self, "keep_numeric", False))
         cols, names, pandas_cat = _as_columns(X, allow_missing=keep)
         n = len(cols[0]) if cols else 0
@@ -227,38 +233,53 @@ class Binarizer:
         self.column_names_ = names or [f"x[{i}]" for i in range(len(cols))]
         chosen = self._categorical_columns(pandas_cat)
         self.column_kinds_: list[str] = []
+        self.stopped_: str | None = None
         tests: list[BooleanTest] = []
         for i, col in enumerate(cols):
-            name = self.column_names_[i]
-            _check_missing(col, name, allow=keep)
-            miss = missing_cells(col) if keep else None
-            kind = _column_kind(col[~miss] if keep else col, i in chosen)
-            self.column_kinds_.append(kind)
-            if kind == "numeric" and keep:
-                _value_column(col, name)                    # refuses values float64 would merge
-                tests.append(BooleanTest(i, "value", None, name))
-            elif kind == "numeric":
-                values = np.unique(_numeric_values(col, name))
-                tests += [BooleanTest(i, "threshold", t, name) for t in _thresholds(values)]
-            else:
-                gaps = keep and bool(miss.any())
-                values = _unique_objects(col[~miss] if gaps else col)
-                if getattr(self, "subsets", False) and len(values) >= 3:
-                    tests += _subset_tests(i, values, name)
-                    continue
-                if len(values) == 2:
-                    values = values[1:]
-                elif len(values) < 2 and keep:
-                    # a constant test (the search drops it) keeps every column represented,
-                    # so data that allows no split still fits a leaf; with missing values
-                    # it is a real test (missing against the one value)
-                    values = values or [None]
-                elif len(values) < 2:
-                    values = []
-                tests += [BooleanTest(i, "equals", v, name) for v in values]
+            try:
+                if checkpoint is not None:
+                    checkpoint()
+                tests += self._column_fit(i, col, i in chosen, keep)
+            except (PreparationTimeout, KeyboardInterrupt) as stop:
+                if checkpoint is None:
+                    raise
+                self.stopped_ = "time" if isinstance(stop, PreparationTimeout) else "Ctrl-C"
+                # the unread columns' kinds from their types alone, without a test
+                del self.column_kinds_[i:]
+                self.column_kinds_ += ["categorical" if j in chosen or c.dtype.kind not in "biuf"
+                                       else "numeric" for j, c in enumerate(cols[i:], start=i)]
+                break
         self.tests_ = tests
         self.n_tests_ = len(tests)
         return self
+
+    def _column_fit(self, i: int, col: np.ndarray, categorical: bool, keep: bool) -> list[BooleanTest]:
+        """Column ``i``'s tests (its kind appended to ``column_kinds_``)."""
+        name = self.column_names_[i]
+        _check_missing(col, name, allow=keep)
+        miss = missing_cells(col) if keep else None
+        kind = _column_kind(col[~miss] if keep else col, categorical)
+        self.column_kinds_.append(kind)
+        if kind == "numeric" and keep:
+            _value_column(col, name)                    # refuses values float64 would merge
+            return [BooleanTest(i, "value", None, name)]
+        if kind == "numeric":
+            values = np.unique(_numeric_values(col, name))
+            return [BooleanTest(i, "threshold", t, name) for t in _thresholds(values)]
+        gaps = keep and bool(miss.any())
+        values = _unique_objects(col[~miss] if gaps else col)
+        if getattr(self, "subsets", False) and len(values) >= 3:
+            return _subset_tests(i, values, name)
+        if len(values) == 2:
+            values = values[1:]
+        elif len(values) < 2 and keep:
+            # a constant test (the search drops it) keeps every column represented,
+            # so data that allows no split still fits a leaf; with missing values
+            # it is a real test (missing against the one value)
+            values = values or [None]
+        elif len(values) < 2:
+            values = []
+        return [BooleanTest(i, "equals", v, name) for v in values]
 
     def _categorical_columns(self, pandas_cat: list[bool]) -> set[int]:
         p = len(pandas_cat)
@@ -529,12 +550,13 @@ def _equality_codes(col: np.ndarray, values, subsets: bool = False):
     return codes, lut
 
 
-def categorical_encoder(X, spec, owner: str, subsets: bool = False) -> "Binarizer | None":
+def categorical_encoder(X, spec, owner: str, subsets: bool = False, checkpoint=None) -> "Binarizer | None":
     """For the exact tree search: the fitted ``Binarizer(keep_numeric=True)``
     of ``X`` when ``spec`` (scikit-learn's ``categorical_features``:
     "from_dtype", None, column indices or names, or a Boolean mask) makes
     some column categorical, else None (every column numeric: the caller's
-    plain numeric path, at no cost)."""
+    plain numeric path, at no cost).  A fit the ``checkpoint`` stopped
+    (``stopped_``) is returned as it is: the caller's leaf checks X with it."""
     if spec is None:
         return None
     if isinstance(spec, str):
@@ -559,8 +581,9 @@ def categorical_encoder(X, spec, owner: str, subsets: bool = False) -> "Binarize
             categorical = [c.item() if isinstance(c, np.generic) else c for c in mask.tolist()]
         if not categorical:
             return None
-    encoder = fit_binarizer(X, categorical, owner=owner, keep_numeric=True, subsets=subsets)
-    if "categorical" not in encoder.column_kinds_:
+    encoder = fit_binarizer(X, categorical, owner=owner, keep_numeric=True, subsets=subsets,
+                            checkpoint=checkpoint)
+    if encoder.stopped_ is None and "categorical" not in encoder.column_kinds_:
         return None
     return encoder
 
@@ -578,12 +601,13 @@ def _has_text(X) -> bool:
     return False
 
 
-def fit_binarizer(X, categorical, *, owner: str, keep_numeric: bool = False, subsets: bool = False) -> Binarizer:
-    """``Binarizer(categorical, keep_numeric).fit(X)``; a cell that cannot be a
-    category value (a dict, a list: unhashable) is refused in scikit-learn's
-    words, naming the estimator ``owner`` and the column."""
+def fit_binarizer(X, categorical, *, owner: str, keep_numeric: bool = False, subsets: bool = False,
+                  checkpoint=None) -> Binarizer:
+    """``Binarizer(categorical, keep_numeric).fit(X, checkpoint)``; a cell that
+    cannot be a category value (a dict, a list: unhashable) is refused in
+    scikit-learn's words, naming the estimator ``owner`` and the column."""
     try:
-        return Binarizer(categorical, keep_numeric=keep_numeric, subsets=subsets).fit(X)
+        return Binarizer(categorical, keep_numeric=keep_numeric, subsets=subsets).fit(X, checkpoint)
     except TypeError as exc:
         if not str(exc).startswith("unhashable type"):
             raise

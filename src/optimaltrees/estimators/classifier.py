@@ -253,19 +253,20 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         ``sample_weight`` one weight >= 0 per row (None: 1 each)."""
         start = time.perf_counter()
         validate_params(self)
+        # learning and encoding a wide categorical table takes seconds: the time
+        # limit and Ctrl-C stop it as they stop the numeric preparation, with a leaf
+        checkpoint = preparation_clock(None if self.time_limit is None else start + self.time_limit)
         encoder = categorical_encoder(X, self.categorical_features, type(self).__name__,
-                                      subsets=self.categorical_splits == "subsets")
-        stopped = None           # "time" or "Ctrl-C" when either came while encoding
+                                      subsets=self.categorical_splits == "subsets", checkpoint=checkpoint)
+        stopped = None if encoder is None else encoder.stopped_   # "time" or "Ctrl-C": came while encoding
         if encoder is None:
             X, y = check_fit_data(self, X, y, allow_nan=True)
         else:
-            # encoding a wide categorical table takes seconds: the time limit and
-            # Ctrl-C stop it as they stop the numeric preparation, with a leaf
-            checkpoint = preparation_clock(None if self.time_limit is None else start + self.time_limit)
             n_rows = _num_samples(X)
             try:
-                encoded = encoder.transform(X, owner=type(self).__name__, checkpoint=checkpoint)
-                X, y = check_fit_data(self, encoded, y, allow_nan=True, checkpoint=checkpoint)
+                if stopped is None:
+                    encoded = encoder.transform(X, owner=type(self).__name__, checkpoint=checkpoint)
+                    X, y = check_fit_data(self, encoded, y, allow_nan=True, checkpoint=checkpoint)
             except PreparationTimeout:
                 stopped = "time"
             except KeyboardInterrupt:

@@ -227,9 +227,9 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
     tree_source_ : str         "search" (the SAT/MaxSAT/DP search), "greedy" (the
         time-limit fallback) or "leaf" (nothing found in time)
     timed_out_ : bool          the time limit stopped the search
-    interrupted_ : bool        Ctrl-C stopped the search: the best tree known is
-        kept (the search's, else the greedy tree), with a RuntimeWarning; with no
-        tree yet, KeyboardInterrupt propagates
+    interrupted_ : bool        Ctrl-C stopped the fit: the best tree known is
+        kept (the search's, else the greedy tree, else the majority leaf), with a
+        RuntimeWarning
     fit_time_ : float          seconds in ``fit``
     summary_ : FitSummary      the fit in the fields every estimator shares (method "sat")
     stats_ : dict              depth, nodes, perfect_nodes, examples_encoded,
@@ -334,7 +334,9 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
                 weight = weight[keep]
                 X, y = _rows(X, keep), y[keep]
         deadline = None if self.time_limit is None else start + float(self.time_limit)
-        binarizer = fit_binarizer(X, self.categorical, owner=type(self).__name__)
+        checkpoint = preparation_clock(deadline)
+        binarizer = fit_binarizer(X, self.categorical, owner=type(self).__name__, checkpoint=checkpoint)
+        stopped = binarizer.stopped_       # "time" or "Ctrl-C" while the data is prepared
         n_rows = _num_samples(X)
         if n_rows != y.shape[0]:           # (before the encoding, which the clock may stop)
             raise ValueError("Found input variables with inconsistent numbers of samples: "
@@ -343,11 +345,14 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"{binarizer.n_tests_:,} Boolean tests x {n_rows:,} rows is too large "
                              f"for the SAT encodings (cap {MAX_TEST_CELLS:,} cells); round or bin "
                              "the numeric columns, or use OptimalTreeClassifier")
-        checkpoint = preparation_clock(deadline)
+        B = None
         try:
-            B = binarizer.transform(X, owner=type(self).__name__, checkpoint=checkpoint)
+            if stopped is None:
+                B = binarizer.transform(X, owner=type(self).__name__, checkpoint=checkpoint)
         except PreparationTimeout:
-            B = None
+            stopped = "time"
+        except KeyboardInterrupt:
+            stopped = "Ctrl-C"
         check_class_labels(y_full)
         try:     # the classes of every row, as scikit-learn's trees (weight 0 or not)
             self.classes_, y_index = np.unique(y_full, return_inverse=True)
@@ -363,18 +368,22 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             del self.feature_names_in_
         errors_mode = self.objective == "errors"
         try:
-            if B is None:
-                raise PreparationTimeout
-            problem, tests = self._prepare(B, y_index, weight, errors_mode, checkpoint)
+            if stopped is None:
+                problem, tests = self._prepare(B, y_index, weight, errors_mode, checkpoint)
         except PreparationTimeout:
-            # the limit passed while the data was being prepared: the majority
-            # leaf, as when the search finds nothing in time; but rows that no
-            # perfect tree fits are still an error, when they can be seen (one
-            # pass over the encoded rows; before it, they cannot)
+            stopped = "time"
+        except KeyboardInterrupt:
+            stopped = "Ctrl-C"
+        if stopped is not None:
+            # the limit (or Ctrl-C) came while the data was being prepared: the
+            # majority leaf, as when the search finds nothing in time; but rows
+            # that no perfect tree fits are still an error, when they can be
+            # seen (one pass over the encoded rows; before it, they cannot)
             if B is not None and not errors_mode:
                 refuse_conflicts(B, y_index, self.n_classes_)
             found = self._set_tree(None, {"greedy": None, "sat": None}, None, None, y_index, errors_mode,
-                                   timed_out=True, interrupted=False, weight=weight)
+                                   timed_out=stopped == "time", interrupted=stopped == "Ctrl-C",
+                                   weight=weight)
             return self._finish_fit(start, *found)
         order = None
         if self.random_state is not None:
@@ -415,12 +424,7 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             if line is not None:
                 line.show()
             value, timed_out, _ = run_limited(_search, kwargs, remaining, on_report)
-        except SearchInterrupted:
-            if known["greedy"] is None and (errors_mode or known["sat"] is None
-                                            or known["sat"].tree is None):
-                if line is not None:
-                    line.close()
-                raise KeyboardInterrupt("SAT search interrupted before any tree was found") from None
+        except SearchInterrupted:         # the best tree known, else the majority leaf
             value, timed_out, interrupted = None, False, True
         except BaseException:
             if line is not None:
@@ -596,7 +600,7 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         why = (f"time_limit={self.time_limit} s reached" if self.timed_out_
                else "search interrupted (Ctrl-C)")
         what = {"search": "the best tree the search found", "greedy": "a greedy tree",
-                "leaf": "a single leaf (no tree was found in time)"}[source]
+                "leaf": "a single leaf (no tree was found before the stop)"}[source]
         fit = ("it fits every training example" if self.train_error_ == 0
                else f"it misclassifies {self.train_error_} training examples")
         proof = "" if self.is_optimal_ else ", not proven optimal"
