@@ -295,6 +295,20 @@ def test_diagram_distinct_rows_match_numpys_sorted_rows(pool):
         np.testing.assert_array_equal(got_inverse, inverse.reshape(-1))
 
 
+@pytest.mark.parametrize("pool", [[0.0, -0.0, 1.0, 2.0, np.nan, np.inf, -np.inf, 5e-324, 1e308],
+                                  [0.0, 1.0], [3.5], [-1.0, 1.0, np.nan]])
+def test_diagram_column_values_match_numpys_unique(pool):
+    # columns of one or two values take the vectorised path, the rest np.unique
+    from optimaltrees.search.diagram.train import column_values
+    rng = np.random.default_rng(6)
+    for _ in range(300):
+        A = rng.choice(pool, size=(int(rng.integers(1, 300)), int(rng.integers(1, 6))))
+        got = column_values(A)
+        assert len(got) == A.shape[1]
+        for j, values in enumerate(got):
+            np.testing.assert_array_equal(values, np.unique(A[:, j]))
+
+
 def test_a_diagram_too_large_at_its_distinct_values_is_refused_before_ranking_rows(monkeypatch):
     # a column with 400 distinct values: at least 400 distinct rows, whatever
     # the other columns; with the cap below that size the fit is refused
