@@ -203,6 +203,65 @@ def test_encoder_fit_stopped_at_a_column_keeps_the_columns_read():
         Binarizer(["colour"], keep_numeric=True).fit(pd.DataFrame({"colour": _Explosive(["a", "b"])}))
 
 
+_KIND_CASES = {     # (X, categorical, keep_numeric): columns whose kind is not their dtype's
+    "object numbers and text": (np.array([[1, "a"], [2, "b"], [3, "a"]], dtype=object), "auto", False),
+    "list of mixed rows": ([[1, "a"], [2, "b"], [3.5, "a"]], "auto", False),
+    "nullable boolean": (pd.DataFrame({"b": pd.array([True, None, False], dtype="boolean"),
+                                       "c": ["a", "b", "a"]}), "auto", True),
+    "object numbers, not chosen": (pd.DataFrame({"o": pd.Series([1, None, 3], dtype=object),
+                                                 "c": ["a", "b", "a"]}), ["c"], True),
+    "Int64 with NA": (pd.DataFrame({"i": pd.array([1, None, 3], dtype="Int64"), "c": ["a", "b", "a"]}),
+                      "auto", True),
+    "category of numbers, none chosen": (pd.DataFrame({"k": pd.Categorical([1, 2, 1])}), "none", False),
+    "string of numbers": (pd.DataFrame({"s": pd.array(["1", "2", "1"], dtype="string")}), "none", True),
+    "numpy str of numbers": (np.array([["1", "2"], ["3", "4"]]), "auto", False),
+    "text after 300 numbers": (np.array([[float(i)] for i in range(300)] + [["x"]], dtype=object), "none",
+                               False),
+}
+
+
+@pytest.mark.parametrize("case", list(_KIND_CASES))
+def test_a_fit_stopped_before_a_column_gives_it_the_kind_a_complete_fit_gives(case):
+    X, categorical, keep = _KIND_CASES[case]
+
+    def stop():
+        raise PreparationTimeout
+    full = Binarizer(categorical, keep_numeric=keep).fit(X)
+    stopped = Binarizer(categorical, keep_numeric=keep).fit(X, stop)
+    assert stopped.stopped_ == "time" and stopped.tests_ == []
+    assert stopped.column_kinds_ == full.column_kinds_
+
+
+def test_a_stopped_fit_and_its_leaf_refuse_what_a_complete_fit_refuses(monkeypatch):
+    # the unread columns are still checked: NaN for SAT, infinity for both,
+    # and at predict time text in a numeric column and missing values where refused
+    X = np.array([[0.0, np.nan], [1.0, 2.0], [1.0, 5.0], [0.0, 3.0]])
+    y = np.array([0, 1, 1, 0])
+    for limit in (1e-9, 60):
+        with pytest.raises(ValueError, match="contains NaN in column 'x\\[1\\]'"):
+            SATTreeClassifier("depth", time_limit=limit).fit(X, y)
+    df = pd.DataFrame({"c": ["a", "b", "b", "a"], "x": [0.0, np.inf, 2.0, 1.0]})
+    for limit in (1e-9, 60):
+        with pytest.raises(ValueError, match="infinity in column 'x'"):
+            OptimalTreeClassifier(time_limit=limit).fit(df, y)
+    monkeypatch.setattr(classifier_module, "preparation_clock", _Clock(1, PreparationTimeout()))
+    df = pd.DataFrame({"c": ["a", "b", "b", "a"], "x": [0.0, 1.0, 2.0, 1.0]})
+    with pytest.warns(UserWarning, match="time_limit"):
+        clf = OptimalTreeClassifier(time_limit=60).fit(df, y)
+    assert clf.encoder_.stopped_ == "time" and clf.encoder_.n_tests_ == 0
+    assert (clf.predict(df) == clf.predict(df.assign(x=[np.nan, 0.0, 1.0, 2.0]))).all()   # NaN: data here
+    with pytest.raises(ValueError, match="was numeric in fit"):
+        clf.predict(df.assign(x=["zz", "q", "r", "w"]))
+    with pytest.raises(ValueError, match="infinity"):
+        clf.predict(df.assign(x=[np.inf, 0.0, 1.0, 2.0]))
+    monkeypatch.setattr(sat_module, "preparation_clock", _Clock(1, PreparationTimeout()))
+    with pytest.warns(UserWarning, match="a single leaf"):
+        sat = SATTreeClassifier("depth", time_limit=60).fit(df, y)
+    assert sat.binarizer_.stopped_ == "time"
+    with pytest.raises(ValueError, match="NaN"):
+        sat.predict(df.assign(x=[np.nan, 0.0, 1.0, 2.0]))
+
+
 class _Explosive(list):
     """A column whose conversion to an array is interrupted (Ctrl-C)."""
 

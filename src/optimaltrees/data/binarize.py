@@ -29,8 +29,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from optimaltrees.data.thresholds import format_threshold
-from optimaltrees.data.validation import (CHECK_CELLS, EXACT_FLOAT_INT, PreparationTimeout, is_missing,
-                                          missing_cells, plain_object_column, refuse_complex,
+from optimaltrees.data.validation import (CHECK_CELLS, EXACT_FLOAT_INT, PLAIN_OBJECT_KINDS, PreparationTimeout,
+                                          is_missing, missing_cells, object_kind, plain_object_column, refuse_complex,
                                           refuse_merged_integer_series, refuse_merged_integers, refuse_time)
 
 
@@ -72,6 +72,19 @@ def _column_kind(col: np.ndarray, categorical: bool) -> str:
     except (TypeError, ValueError):
         return "categorical"
     return "numeric"
+
+
+def _unread_kind(col: np.ndarray, categorical: bool, keep: bool) -> str:
+    """:func:`_column_kind` of a column a stopped fit did not read, without
+    its missing-cell pass where a sample already says "categorical" (a text
+    column: one non-missing cell that is not a number decides it)."""
+    if categorical or col.dtype.kind in "biuf":
+        return _column_kind(col, categorical)
+    sample = col[:256]
+    sample = sample[~missing_cells(sample)]
+    if _column_kind(sample, False) == "categorical":
+        return "categorical"
+    return _column_kind(col[~missing_cells(col)] if keep else col, False)
 
 
 def _as_columns(X, allow_missing: bool = False) -> tuple[list[np.ndarray], list[str] | None, list[bool]]:
@@ -134,7 +147,10 @@ def pd_numeric(series) -> bool:
     return pd.api.types.is_numeric_dtype(series.dtype) and not pd.api.types.is_bool_dtype(series.dtype)
 
 
-def _check_missing(col: np.ndarray, name: str, allow: bool = False) -> None:
+def _check_missing(col: np.ndarray, name: str, allow: bool = False, missing_checked: bool = False) -> None:
+    """Refuse missing values (unless ``allow``) and infinity in a column;
+    ``missing_checked``: its missing values were refused already (a
+    DataFrame's up-front pass), only infinity is left to find."""
     if allow:
         if col.dtype.kind == "f" and np.isinf(col).any():
             raise ValueError(f"Input X contains infinity in column {name!r}.")
@@ -145,12 +161,12 @@ def _check_missing(col: np.ndarray, name: str, allow: bool = False) -> None:
         if not np.isfinite(col).all():
             raise ValueError(f"Input X contains infinity in column {name!r}.")
     elif col.dtype.kind == "O":
-        if plain_object_column(col):                 # one vectorised pass for the missing cells
-            if missing_cells(col).any():
+        inferred = object_kind(col)
+        if inferred in PLAIN_OBJECT_KINDS:           # one vectorised pass for the missing cells
+            if not missing_checked and missing_cells(col, inferred).any():
                 raise ValueError(f"Input X contains a missing value (None/NaN/NA) in column {name!r}; "
                                  "missing values are not supported.")
-            from pandas.api.types import infer_dtype
-            if infer_dtype(col, skipna=True) not in ("floating", "mixed-integer-float"):
+            if inferred not in ("floating", "mixed-integer-float"):
                 return                                   # no float cell: no infinity either
         for v in col:
             if is_missing(v):
@@ -244,14 +260,34 @@ class Binarizer:
                 if checkpoint is None:
                     raise
                 self.stopped_ = "time" if isinstance(stop, PreparationTimeout) else "Ctrl-C"
-                # the unread columns' kinds from their types alone, without a test
+                # the unread columns get no test, but their kind and what a
+                # complete fit refuses in them (missing values, infinity, text
+                # in a numeric column): the leaf must not accept more
                 del self.column_kinds_[i:]
-                self.column_kinds_ += ["categorical" if j in chosen or c.dtype.kind not in "biuf"
-                                       else "numeric" for j, c in enumerate(cols[i:], start=i)]
+                for j in range(i, len(cols)):
+                    kind = _unread_kind(cols[j], j in chosen, keep)
+                    self.column_kinds_.append(kind)
+                    self._check_unread(j, cols[j], kind, keep)
                 break
         self.tests_ = tests
         self.n_tests_ = len(tests)
         return self
+
+    def _check_unread(self, i: int, col: np.ndarray, kind: str, keep: bool, predict: bool = False) -> None:
+        """What the fit (``predict``: the encoding) refuses in column ``i``, for
+        a column a stopped fit gave no test, in the same words."""
+        name = self.column_names_[i]
+        # (a DataFrame's missing values are refused up front when they are not allowed)
+        _check_missing(col, name, allow=keep, missing_checked=self.feature_names_in_ is not None)
+        if kind != "numeric":
+            return
+        try:
+            _value_column(col, name) if keep else _numeric_values(col, name)
+        except (TypeError, ValueError):
+            if not predict:
+                raise
+            raise ValueError(f"column {name!r} was numeric in fit but holds "
+                             "non-numeric values now") from None
 
     def _column_fit(self, i: int, col: np.ndarray, categorical: bool, keep: bool) -> list[BooleanTest]:
         """Column ``i``'s tests (its kind appended to ``column_kinds_``)."""
@@ -331,6 +367,13 @@ class Binarizer:
         # time and a block of rows at a time: the checkpoint paces the work and
         # the first touch of the output's pages (seconds on gigabytes), and
         # only one column's codes are held at once.
+        if getattr(self, "stopped_", None) is not None:
+            # a leaf of a stopped fit: the columns without a test are checked as a
+            # complete encoder would check them (missing values, infinity, numbers)
+            tested = {t.column for t in self.tests_}
+            for j in range(self.n_features_in_):
+                if j not in tested:
+                    self._check_unread(j, cols[j], self.column_kinds_[j], keep, predict=True)
         out = np.zeros((n, self.n_tests_), dtype=np.float64 if keep else np.uint8)
         step = max(1, CHECK_CELLS // max(1, self.n_tests_))
         for column, kind, index, values in self._column_tests():

@@ -223,7 +223,9 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
     is_optimal_ : bool         the objective is proven optimal: the minimum depth
         ("depth"), the fewest nodes at it ("size"), the fewest errors ("errors")
     gap_ : float               relative gap of the objective (depth, nodes or errors) to its
-        proven lower bound, as a fraction (0.0 when proven), as on every estimator
+        proven lower bound, as a fraction (0.0 when proven), as on every estimator;
+        nan for "depth" and "size" when the tree is not perfect (a greedy tree or
+        the leaf at a stop): its depth or size is not an answer to bound
     tree_source_ : str         "search" (the SAT/MaxSAT/DP search), "greedy" (the
         time-limit fallback) or "leaf" (nothing found in time)
     timed_out_ : bool          the time limit stopped the search
@@ -561,6 +563,11 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         if self.is_optimal_:
             bound = value
         self.gap_ = relative_gap(value, bound)
+        if not errors_mode and self.train_error_ > 0:
+            # not a perfect tree (a greedy tree or the leaf at a stop): its depth or
+            # size says nothing against the bound, whose true value is kept
+            bound = float(self.depth_lower_bound_ if self.objective == "depth" else self.size_lower_bound_)
+            self.gap_ = math.nan
         objective = (name, float(value), float(bound))
         self.stats_ = {
             "depth": self.depth_, "nodes": self.n_nodes_,
