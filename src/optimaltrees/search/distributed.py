@@ -18,7 +18,7 @@ that waiting in the queue counts); past it the fit asks the tasks still
 running to stop (the shared value becomes a stop request), keeps what they
 return, and counts the others as stopped with the fit's known bound.  Ctrl-C
 does the same.  Nothing here manages processes or sockets; Dask's own
-connection and cluster start, which take no deadline, are waited for in a
+connection to a scheduler, which takes no deadline, is waited for in a
 thread up to the fit's limit (:func:`_in_background`).
 """
 from __future__ import annotations
@@ -75,8 +75,8 @@ def check_cluster(cluster) -> None:
         raise ValueError(f"cluster: the Client is {cluster.status}, not running")
 
 
-class ClusterTimeout(TimeoutError):
-    """The local cluster did not start within the fit's time limit."""
+class _Late(Exception):
+    """What :func:`_in_background` waited for did not finish in time."""
 
 
 def _close_client(client) -> None:
@@ -89,11 +89,11 @@ def _close_client(client) -> None:
 
 def _in_background(make, seconds: float | None, discard):
     """``make()`` in a daemon thread, waited for ``seconds`` (None: as long as
-    it takes): Dask's own connection and cluster start cannot be told to stop
-    at a deadline (a local cluster takes 1.5-2 s; a port that answers but is
-    not a scheduler can hold a connection open).  Raises TimeoutError when it
+    it takes): Dask's connection to a scheduler takes no deadline (a port that
+    accepts and never answers holds it open).  Raises :class:`_Late` when it
     has not finished; what it makes after that (or after Ctrl-C) is
-    ``discard``-ed by the thread itself."""
+    ``discard``-ed by the thread itself.  (A thread whose ``make`` never
+    returns stays, with its socket, until the process ends.)"""
     import threading
 
     box: dict = {}
@@ -115,30 +115,32 @@ def _in_background(make, seconds: float | None, discard):
             except Exception:
                 pass
 
-    threading.Thread(target=run, daemon=True, name="optimaltrees-dask-start").start()
+    threading.Thread(target=run, daemon=True, name="optimaltrees-dask-connect").start()
     try:
         done.wait(seconds)
-    except BaseException:                       # Ctrl-C while waiting
+        with lock:
+            if not done.is_set():
+                box["abandoned"] = True
+                raise _Late
+        if box["error"] is not None:
+            raise box["error"]
+        return box["value"]
+    except _Late:
+        raise
+    except BaseException:                       # Ctrl-C while waiting, or make's own error
         with lock:
             box["abandoned"] = True
-            finished = done.is_set()
-        if finished and box["error"] is None:
+            made = done.is_set() and box["error"] is None
+        if made:
             discard(box["value"])
         raise
-    with lock:
-        if not done.is_set():
-            box["abandoned"] = True
-            raise TimeoutError
-    if box["error"] is not None:
-        raise box["error"]
-    return box["value"]
 
 
 def client_for(cluster, timeout: float | None = None) -> tuple[object, bool]:
     """A ``distributed.Client`` for ``cluster``: a Client as given, a
     scheduler address (connected within ``timeout`` seconds, at least 1 s),
-    or "local" for a new ``LocalCluster`` (started within ``timeout``, else
-    :class:`ClusterTimeout`); the caller closes it when the second value is True."""
+    or "local" for a new ``LocalCluster``; the caller closes it when the
+    second value is True."""
     check_cluster(cluster)
     distributed = require("dask.distributed", "bench", "a search on a Dask cluster")
     if isinstance(cluster, distributed.Client):
@@ -149,24 +151,16 @@ def client_for(cluster, timeout: float | None = None) -> tuple[object, bool]:
         import multiprocessing
 
         processes = not multiprocessing.current_process().daemon
-
-        def start():
-            local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=processes,
-                                             dashboard_address=None, scheduler_kwargs={"dashboard": False})
-            try:
-                return distributed.Client(local)
-            except BaseException:
-                local.close()
-                raise
-        try:
-            return _in_background(start, None if timeout is None else max(timeout, 0.0), _close_client), True
-        except TimeoutError:
-            raise ClusterTimeout(f"the local Dask cluster did not start within {timeout:.2g} s") from None
+        return distributed.Client(distributed.LocalCluster(n_workers=2, threads_per_worker=1,
+                                                           processes=processes, dashboard_address=None,
+                                                           scheduler_kwargs={"dashboard": False})), True
     wait = 30.0 if timeout is None else max(1.0, min(30.0, timeout))
     try:
-        return _in_background(lambda: distributed.Client(cluster, timeout=wait), wait + 0.25,
-                              _close_client), True
-    except TimeoutError:
+        # (not the default Client: one made in a thread and closed there must not
+        # leave dask's global scheduler setting pointing at it)
+        return _in_background(lambda: distributed.Client(cluster, timeout=wait, set_as_default=False),
+                              wait + 0.25, _close_client), True
+    except _Late:
         raise ConnectionError(f"cluster={cluster!r}: no Dask scheduler answered within {wait:.0f} s "
                               "(something holds the connection open)") from None
     except OSError as exc:
@@ -276,10 +270,7 @@ def solve_on_dask(cluster, data: dict, *, deadline: float, known_lb: float, uppe
     with the cluster's best objective; returning False stops the shares
     (they return their best trees, as at the deadline)."""
     distributed = require("dask.distributed", "bench", "a search on a Dask cluster")
-    try:
-        client, owned = client_for(cluster, None if not math.isfinite(deadline) else deadline - time.time())
-    except ClusterTimeout:             # the fit's limit passed while the local cluster started
-        return [ShareResult(math.inf, known_lb, True, np.zeros((5, 1), dtype=np.int32), -1, 0)], False
+    client, owned = client_for(cluster, None if not math.isfinite(deadline) else deadline - time.time())
     try:
         tag = uuid.uuid4().hex
         best = distributed.Variable(f"optimaltrees-best-{tag}", client=client)
