@@ -71,6 +71,15 @@ cdef class SortedLayout(DataLayout):
     cdef vector[int32_t] sweep_best        # [2 * (w - i) + side]: the fewest errors of a depth-one split of that child
     cdef vector[int32_t] sweep_ones        # [w - i]: class-1 rows left of threshold w
     cdef public long long n_sweeps         # depth-two features swept whole
+    # the similarity bound (as the bitset layout's): opt(S) >= lb(S') - |S' \ S|
+    # for recently solved sets S' of the same depth, here kept as row bitmaps
+    cdef int sim_words                     # 64-bit words of one row bitmap
+    cdef int sim_capacity                  # sets remembered per depth (0: the bound is off)
+    cdef vector[vector[uint64_t]] sim_masks   # per depth: the remembered sets (a ring of bitmaps) ...
+    cdef vector[vector[double]] sim_lbs       # ... their proven lower bounds ...
+    cdef vector[int] sim_used              # ... how many are held ...
+    cdef vector[int] sim_next              # ... and the slot to fill next
+    cdef vector[uint64_t] sim_cur          # the node being checked, as a bitmap
 
     cdef void init_root(self, Node* root) noexcept nogil
     cdef void gini_split(self, Node* node, int f, double* score, int32_t* pos) noexcept nogil
@@ -95,6 +104,8 @@ cdef class SortedLayout(DataLayout):
     cdef void remember(self, Node* node, int depth, double lb) noexcept nogil
     cdef void hint_sibling(self, Node* parent, int depth, Node* second, Node* first) noexcept nogil
     cdef void clear_hint(self) noexcept nogil
+    cdef bint _archived(self, Node* node, int depth) noexcept nogil
+    cdef void _bitmap(self, Node* node, uint64_t* out) noexcept nogil
     cdef size_t memory_bytes(self) noexcept nogil
     cdef bint sweep_due(self, Node* node, int evaluated) noexcept nogil
     cdef bint sweep_start(self, Node* node, int f1, int32_t* P, int i, int j) noexcept nogil
