@@ -267,18 +267,20 @@ class Binarizer:
                 for j in range(i, len(cols)):
                     kind = _unread_kind(cols[j], j in chosen, keep)
                     self.column_kinds_.append(kind)
-                    self._check_unread(j, cols[j], kind, keep)
+                    self._check_unread(j, cols[j], kind, keep, frame=names is not None)
                 break
         self.tests_ = tests
         self.n_tests_ = len(tests)
         return self
 
-    def _check_unread(self, i: int, col: np.ndarray, kind: str, keep: bool, predict: bool = False) -> None:
+    def _check_unread(self, i: int, col: np.ndarray, kind: str, keep: bool, frame: bool,
+                      predict: bool = False) -> None:
         """What the fit (``predict``: the encoding) refuses in column ``i``, for
-        a column a stopped fit gave no test, in the same words."""
+        a column a stopped fit gave no test, in the same words; ``frame``: the
+        column is a DataFrame's, whose missing values were refused up front
+        where they are not allowed."""
         name = self.column_names_[i]
-        # (a DataFrame's missing values are refused up front when they are not allowed)
-        _check_missing(col, name, allow=keep, missing_checked=self.feature_names_in_ is not None)
+        _check_missing(col, name, allow=keep, missing_checked=frame)
         if kind != "numeric":
             return
         try:
@@ -373,7 +375,8 @@ class Binarizer:
             tested = {t.column for t in self.tests_}
             for j in range(self.n_features_in_):
                 if j not in tested:
-                    self._check_unread(j, cols[j], self.column_kinds_[j], keep, predict=True)
+                    self._check_unread(j, cols[j], self.column_kinds_[j], keep, frame=names is not None,
+                                       predict=True)
         out = np.zeros((n, self.n_tests_), dtype=np.float64 if keep else np.uint8)
         step = max(1, CHECK_CELLS // max(1, self.n_tests_))
         for column, kind, index, values in self._column_tests():
