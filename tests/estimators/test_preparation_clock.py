@@ -260,6 +260,8 @@ def test_a_stopped_fit_and_its_leaf_refuse_what_a_complete_fit_refuses(monkeypat
     assert sat.binarizer_.stopped_ == "time"
     with pytest.raises(ValueError, match="NaN"):
         sat.predict(df.assign(x=[np.nan, 0.0, 1.0, 2.0]))
+    with pytest.raises(ValueError, match="missing value"):          # an array now, not a DataFrame
+        sat.predict(np.array([[None, 0.0], ["b", 1.0], ["a", 2.0], ["b", 1.0]], dtype=object))
 
 
 class _Explosive(list):
