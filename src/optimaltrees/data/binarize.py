@@ -30,7 +30,7 @@ import numpy as np
 
 from optimaltrees.data.thresholds import format_threshold
 from optimaltrees.data.validation import (CHECK_CELLS, EXACT_FLOAT_INT, PLAIN_OBJECT_KINDS, PreparationTimeout,
-                                          is_missing, missing_cells, object_kind, plain_object_column, refuse_complex,
+                                          is_missing, missing_cells, object_kind, refuse_complex,
                                           refuse_merged_integer_series, refuse_merged_integers, refuse_time)
 
 
