@@ -313,6 +313,26 @@ def test_sat_stopped_while_preparing_returns_the_flagged_majority_leaf(monkeypat
         assert clf.stats_["distinct_examples"] is None
 
 
+def test_sat_ctrl_c_while_preparing_returns_the_interrupted_leaf(monkeypatch):
+    # Ctrl-C while the categories are learned (call 1), encoded or reduced:
+    # the flagged majority leaf, as the tree estimator returns, not KeyboardInterrupt
+    rng = np.random.default_rng(8)
+    df = pd.DataFrame({"a": np.round(rng.random(80), 1), "c": rng.choice(["u", "v", "w"], 80)})
+    y = (df["a"] > 0.5).astype(int).to_numpy()
+
+    def fit():
+        return SATTreeClassifier("depth", time_limit=60).fit(df, y)
+    n_calls = _count_calls(monkeypatch, sat_module, "preparation_clock", fit)
+    majority = np.bincount(y).argmax()
+    for k in range(1, n_calls + 1):
+        monkeypatch.setattr(sat_module, "preparation_clock", _Clock(k, KeyboardInterrupt()))
+        with pytest.warns(RuntimeWarning, match="interrupted"):
+            clf = fit()
+        assert clf.interrupted_ and not clf.timed_out_ and not clf.is_optimal_
+        assert clf.tree_source_ == "leaf" and (clf.predict(df) == majority).all()
+        assert np.isnan(clf.gap_) and clf.summary_.interrupted
+
+
 def test_ordinal_tests_over_distinct_rows_match_a_copy_of_those_rows():
     # the DP route reads the distinct rows (rows=) and counts leaves on all rows
     rng = np.random.default_rng(4)
