@@ -69,7 +69,7 @@ class FitSummary:
     def describe(self) -> str:
         """The summary as one line: objective, bound, gap, proof and why it stopped."""
         return (f"objective {self.objective:.6g} ({self.objective_name}); lower bound {self.lower_bound:.6g}; "
-                f"gap {self.gap:.2%}; {self.status}")
+                f"gap {'n/a' if math.isnan(self.gap) else f'{self.gap:.2%}'}; {self.status}")
 
 
 def status_text(proven: bool, *, timed_out: bool = False, interrupted: bool = False,
