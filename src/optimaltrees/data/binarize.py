@@ -283,13 +283,10 @@ class Binarizer:
         _check_missing(col, name, allow=keep, missing_checked=frame)
         if kind != "numeric":
             return
-        try:
+        if predict:
+            _numbers_now(col, name, as_values=keep)
+        else:
             _value_column(col, name) if keep else _numeric_values(col, name)
-        except (TypeError, ValueError):
-            if not predict:
-                raise
-            raise ValueError(f"column {name!r} was numeric in fit but holds "
-                             "non-numeric values now") from None
 
     def _column_fit(self, i: int, col: np.ndarray, categorical: bool, keep: bool) -> list[BooleanTest]:
         """Column ``i``'s tests (its kind appended to ``column_kinds_``)."""
@@ -388,11 +385,7 @@ class Binarizer:
             dest = (slice(int(index[0]), int(index[-1]) + 1)
                     if np.array_equal(index, np.arange(index[0], index[0] + len(index))) else index)
             if kind in ("value", "threshold"):
-                try:
-                    x = _value_column(col, name) if kind == "value" else _numeric_values(col, name)
-                except (TypeError, ValueError):
-                    raise ValueError(f"column {name!r} was numeric in fit but holds "
-                                     "non-numeric values now") from None
+                x = _numbers_now(col, name, as_values=kind == "value")
                 if kind == "threshold" and values.dtype == object:      # exact integer thresholds
                     x, values = _exact_pair(x, values)
                 for r0 in range(0, n, step):
@@ -509,6 +502,16 @@ def _subset_tests(column: int, values: list, name: str) -> list[BooleanTest]:
         tests.append(BooleanTest(column, "equals", members[0], name) if len(members) == 1
                      else BooleanTest(column, "in", members, name))
     return tests
+
+
+def _numbers_now(col: np.ndarray, name: str, as_values: bool) -> np.ndarray:
+    """A column that was numeric in fit, read at predict time (:func:`_value_column`
+    or :func:`_numeric_values`), refused by name when it no longer holds numbers."""
+    try:
+        return _value_column(col, name) if as_values else _numeric_values(col, name)
+    except (TypeError, ValueError):
+        raise ValueError(f"column {name!r} was numeric in fit but holds "
+                         "non-numeric values now") from None
 
 
 def _value_column(col: np.ndarray, name: str) -> np.ndarray:
