@@ -45,6 +45,8 @@ cdef class BitsetLayout(DataLayout):
 
     cdef void init_root(self, Node* root) noexcept nogil
     cdef void gini_split(self, Node* node, int f, double* score, int32_t* pos) noexcept nogil
+    cdef double split_floor(self, Node* node, int f, int child_depth, int32_t* P, int m,
+                            double* out) noexcept nogil
     cdef int thresholds(self, Node* node, int f, int32_t* P, double* D) noexcept nogil
     cdef void split_ranks(self, Node* node, int f, int pos, int32_t* lo, int32_t* hi) noexcept nogil
     cdef void partition(self, int level, Node* node, int f, int pos, Node* out) noexcept nogil

@@ -106,6 +106,16 @@ cdef class BitsetLayout:
             n_hi += total
         return n_hi
 
+    cdef double split_floor(self, Node* node, int f, int child_depth, int32_t* P, int m,
+                            double* out) noexcept nogil:
+        """No class floors over bitsets (``has_floors`` is False, so the core
+        never asks): 0 everywhere."""
+        cdef int w
+        if out != NULL:
+            for w in range(m):
+                out[w] = 0.0
+        return 0.0
+
     cdef void gini_split(self, Node* node, int f, double* score, int32_t* pos) noexcept nogil:
         """The single threshold's Gini impurity (INFINITY, -1: a constant feature here)."""
         cdef int nn = node.size

@@ -105,6 +105,50 @@ cdef inline int count_errors(int32_t* counts, int K, int nn) noexcept nogil:
     return nn - best
 
 
+cdef inline double class_floor(double* counts, int K, int depth) noexcept nogil:
+    """Errors (weight) that every tree of this depth makes on these class
+    counts: its 2^depth leaves name at most 2^depth classes, so all rows of
+    the others, at least the lightest K - 2^depth classes, are errors.
+    0 when the leaves cover the classes (or the selection would cost more
+    than it can save: K x 2^depth above 4096)."""
+    cdef int c, t, leaves, bi, pi = -1
+    cdef double rest = 0.0, bv, pv = 1e308, v
+    if depth >= 12 or (1 << depth) >= K or K * (1 << depth) > 4096:
+        return 0.0
+    leaves = 1 << depth
+    # the `leaves` heaviest classes, in the order value descending, index
+    # ascending: (pv, pi) ends as the last of them
+    for t in range(leaves):
+        bv = -1.0
+        bi = -1
+        for c in range(K):
+            v = counts[c]
+            if (v < pv or (v == pv and c > pi)) and v > bv:
+                bv = v
+                bi = c
+        pv = bv
+        pi = bi
+    # the others' weight, summed directly (a difference of sums could round up)
+    for c in range(K):
+        if counts[c] < pv or (counts[c] == pv and c > pi):
+            rest += counts[c]
+    return rest
+
+
+cdef inline int count_floor(int32_t* counts, int K) noexcept nogil:
+    """Errors every depth-one tree makes on these integer class counts: all
+    but the two largest classes' rows."""
+    cdef int c, a = 0, b = 0, total = 0
+    for c in range(K):
+        total += counts[c]
+        if counts[c] > a:
+            b = a
+            a = counts[c]
+        elif counts[c] > b:
+            b = counts[c]
+    return total - a - b
+
+
 cdef inline int max_count(int32_t* c, int K) noexcept nogil:
     cdef int k, best = 0
     for k in range(K):

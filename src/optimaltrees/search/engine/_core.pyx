@@ -27,7 +27,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from optimaltrees.search.engine._common cimport (
-    CACHE_ENTRY_BYTES, EPS, FREE, LEAF, Cand, Node, Split1, TNode, leaf_errors, now, total_weight)
+    CACHE_ENTRY_BYTES, EPS, FREE, LEAF, Cand, Node, Split1, TNode, class_floor, leaf_errors, now,
+    total_weight)
 from optimaltrees.search.engine._control cimport (
     RootShare, RunControl, SharedRoot, share_claim, share_lock, share_offer, share_ub, share_unlock)
 from optimaltrees.search.engine._intervals cimport (
@@ -116,6 +117,11 @@ cdef class Engine:
     cdef vector[char] root_allowed         # per feature: may split the root (empty: every feature)
     cdef int front_slot                    # this engine's in-flight slot in it
     cdef vector[vector[int32_t]] gini_positions   # per level: best Gini split (left size) per feature
+    cdef vector[vector[double]] split_floors      # per level: each feature's least split class floor + cost
+    cdef vector[char] floors_on                   # per level: the node there has class floors (_split_floors)
+    cdef vector[double] floor_gate                # per level: no split's floor + cost exceeds this (the node's)
+    cdef vector[vector[double]] thr_floors        # per level: the searched feature's floor at each split
+                                                  # position (n + 1, allocated at the level's first use)
     # a node of depth two or three probes every feature's best Gini threshold before it searches any
     cdef vector[int32_t] probe_pos         # [f]: the probed split position (-1: none this solve)
     cdef vector[Split1] probe_sides        # [2 f], [2 f + 1]: its left and right depth-one children
@@ -131,6 +137,7 @@ cdef class Engine:
     cdef public bint memory_out            # the memory limit stopped the search
     cdef double root_lb                    # a lower bound the caller knows for the root
     cdef public long long n_subproblems, n_cache_hits, n_similarity_prunes
+    cdef public long long n_class_prunes   # subproblems cut by the class floor (:func:`class_floor`)
     cdef double best_root_val              # best objective at the root this solve
     cdef long long n_swept                 # thresholds whose depth-two trees sweeps scored
     cdef double root_bound                 # the root's lower bound proven so far this solve (rises)
@@ -163,11 +170,16 @@ cdef class Engine:
         self.queues.resize(levels)
         self.feature_orders.resize(levels)
         self.gini_positions.resize(levels)
+        self.split_floors.resize(levels)
+        self.thr_floors.resize(levels)
+        self.floors_on.assign(levels, 0)
+        self.floor_gate.assign(levels, 0.0)
         for lvl in range(levels):
             self.positions[lvl].resize(layout.n_instances + 1)
             self.distances[lvl].resize(layout.n_instances + 1)
             self.feature_orders[lvl].resize(self.p)
             self.gini_positions[lvl].resize(self.p)
+            self.split_floors[lvl].assign(self.p, 0.0)
         self.gini_scores.resize(self.p)
         self.probe_pos.assign(self.p, -1)
         self.probe_sides.resize(2 * self.p)
@@ -194,6 +206,7 @@ cdef class Engine:
         self.n_subproblems = 0
         self.n_cache_hits = 0
         self.n_similarity_prunes = 0
+        self.n_class_prunes = 0
         self.n_swept = 0
         self.n_root_steps = 0
         self.n_root_dives = 0
@@ -303,6 +316,7 @@ cdef class Engine:
             "d2_calls": int(self.layout.n_d2),
             "cache_hits": int(self.n_cache_hits),
             "similarity_prunes": int(self.n_similarity_prunes),
+            "class_prunes": int(self.n_class_prunes),
             "derived_counts": int(getattr(self.layout, "n_derived_counts", 0)),
             "sibling_pairs": int(getattr(self.layout, "n_pairs", 0)),
             "sweeps": int(getattr(self.layout, "n_sweeps", 0)),
@@ -367,7 +381,8 @@ cdef class Engine:
             b += (self.positions[lvl].capacity() + self.feature_orders[lvl].capacity()
                   + self.gini_positions[lvl].capacity()) * sizeof(int32_t)
             b += self.queues[lvl].capacity() * sizeof(Interval)
-            b += self.distances[lvl].capacity() * sizeof(double)
+            b += (self.distances[lvl].capacity() + self.split_floors[lvl].capacity()
+                  + self.thr_floors[lvl].capacity()) * sizeof(double)
         b += self.cache.size() * CACHE_ENTRY_BYTES + self.cache.bucket_count() * sizeof(void*)
         return b
 
@@ -489,7 +504,7 @@ cdef class Engine:
         cdef int nn = node.size
         cdef uint64_t h2 = node.h2
         cdef double leaf = leaf_errors(node.counts, self.K)
-        cdef double known_lb, best_val, node_lb
+        cdef double known_lb, best_val, node_lb, floor_lb
         cdef int32_t best_tree = LEAF
         cdef uint64_t key
         cdef Entry entry
@@ -525,6 +540,18 @@ cdef class Engine:
                 if entry.val < best_val:
                     best_val = entry.val
                     best_tree = entry.tree
+        # more classes than leaves: the lightest classes are errors in any split tree
+        floor_lb = class_floor(node.counts, self.K, depth) + self.cost
+        if floor_lb > leaf:
+            floor_lb = leaf
+        if floor_lb > known_lb:
+            known_lb = floor_lb
+            if known_lb >= ub_in - EPS:
+                self.n_class_prunes += 1
+                res.lb = known_lb
+                res.val = best_val
+                res.tree = best_tree
+                return res
         if lay.similarity_prune(node, depth, ub_in, &known_lb):
             self.n_similarity_prunes += 1
             res.lb = known_lb
@@ -582,6 +609,36 @@ cdef class Engine:
             self.cache[key] = entry
         return res
 
+    cdef bint _split_floors(self, Layout lay, int level, Node* node, int depth,
+                            double* known_lb) noexcept nogil:
+        """Each feature's class floor (:meth:`SortedLayout.split_floor`: the
+        least over its splits of both children's rows outside the classes
+        their leaves can name) plus one node's cost, into
+        ``split_floors[level]``, and the node's bound from them (or the
+        leaf's, if lower) into ``known_lb``.  Only where a child's leaves are
+        fewer than the classes (``floors_on``); False: every floor left 0.
+        ``floor_gate`` keeps the node's own floor, which no split's exceeds."""
+        cdef int f
+        cdef double v, least = INFINITY, leaf
+        cdef double* out = &self.split_floors[level][0]
+        for f in range(self.p):
+            out[f] = 0.0
+        self.floors_on[level] = depth >= 2 and depth <= 12 and self.K > (1 << (depth - 1)) and lay.has_floors
+        if not self.floors_on[level]:
+            return False
+        self.floor_gate[level] = class_floor(node.counts, self.K, depth - 1) + self.cost
+        for f in range(self.p):
+            v = lay.split_floor(node, f, depth - 1, NULL, 0, NULL) + self.cost
+            out[f] = v
+            if v < least:
+                least = v
+        leaf = leaf_errors(node.counts, self.K)
+        if leaf < least:
+            least = leaf
+        if least > known_lb[0]:
+            known_lb[0] = least
+        return True
+
     cdef void _order_features(self, Layout lay, int level, Node* node, int32_t* order) noexcept nogil:
         """Features sorted by the weighted Gini impurity of their best single
         split, so that good incumbents (and hence tight bounds) come early.
@@ -609,10 +666,14 @@ cdef class Engine:
         cdef bint claiming = level == 0 and self.ctl.shared != NULL
         ub = ub_in if ub_in < best_val else best_val
         node_lb = best_val   # min over the lower bounds of every alternative
-        self._order_features(lay, level, node, order)
-        if depth <= 3 and not claiming and spent == FREE:
-            self._probe_features(lay, level, node, depth, order, known_lb + gap_here, &ub, &best_val,
-                                 &best_tree)
+        if self._split_floors(lay, level, node, depth, &known_lb) and ub <= known_lb + gap_here + EPS:
+            self.n_class_prunes += 1
+            fi = self.p       # no split can beat the incumbent: nothing to search
+        else:
+            self._order_features(lay, level, node, order)
+            if depth <= 3 and not claiming and spent == FREE:
+                self._probe_features(lay, level, node, depth, order, known_lb + gap_here, &ub, &best_val,
+                                     &best_tree)
         while True:
             if claiming:
                 fi = share_claim(self.ctl.shared)
@@ -629,6 +690,8 @@ cdef class Engine:
                 if self.cost < node_lb:
                     node_lb = self.cost
                 break
+            if self.split_floors[level][f] >= ub - gap_here - EPS:
+                continue          # every split of f is at least this (the end's clamp covers it)
             self._branch(lay, level, node, depth, f, gap, &ub, &best_val, &best_tree, &node_lb,
                          known_lb, spent)
         # pruned thresholds were cut against some ub_t >= ub: they are >= ub - gap_here
@@ -671,6 +734,8 @@ cdef class Engine:
                 continue
             if self._timed_out() or ub[0] <= enough + EPS:
                 return          # (an incumbent this good ends the node's search anyway)
+            if self.split_floors[level][f] >= ub[0] - EPS:
+                continue
             m = lay.thresholds(node, f, P, D)
             if m == 0:
                 continue
@@ -788,7 +853,7 @@ cdef class Engine:
             lay.thresholds(node, f, P, D)    # O(n): cheap beside the children's searches
             fresh.clear()
             before = best_val
-            done = self._branch_step(lay, 0, node, depth, f, gap, P, D, &item.iv, fresh, &zl, &zr,
+            done = self._branch_step(lay, 0, node, depth, f, gap, P, D, NULL, &item.iv, fresh, &zl, &zr,
                                      &fw, &ub, &best_val, &best_tree, &node_lb, known_lb, FREE)
             share_lock(lock)
             if best_val < before - EPS:
@@ -978,9 +1043,15 @@ cdef class Engine:
         # a depth-two node may sweep what is left of the feature whole (exact
         # depth-one children at every threshold, :meth:`_sweep_rest`)
         cdef bint may_sweep = depth == 2 and self.prune and spent == FREE
+        cdef double* FL = NULL       # each split position's class floor (without cost), when the node has them
         m = lay.thresholds(node, f, P, D)
         if m == 0:
             return
+        if self.floors_on[level] and self.floor_gate[level] >= ub[0] - gap - EPS:
+            if self.thr_floors[level].size() == 0:
+                self.thr_floors[level].resize(self.positions[level].size())
+            FL = &self.thr_floors[level][0]
+            lay.split_floor(node, f, depth - 1, P, m, FL)
         zero_r = m
         queue_start(Q, m, self.cost)
         first_w = first_at_least(P, 0, m - 1, self.gini_positions[level][f])
@@ -996,7 +1067,7 @@ cdef class Engine:
                                  node_lb, known_lb)
                 return
             steps += 1
-            if self._branch_step(lay, level, node, depth, f, gap, P, D, &iv, Q, &zero_l, &zero_r,
+            if self._branch_step(lay, level, node, depth, f, gap, P, D, FL, &iv, Q, &zero_l, &zero_r,
                                  &first_w, ub, best_val, best_tree, node_lb, known_lb, spent):
                 return
 
@@ -1066,7 +1137,7 @@ cdef class Engine:
                 share_offer(self.ctl.shared, val)
 
     cdef bint _branch_step(self, Layout lay, int level, Node* node, int depth, int f, double gap,
-                           int32_t* P, double* D, Interval* iv_in, vector[Interval]* Q,
+                           int32_t* P, double* D, double* FL, Interval* iv_in, vector[Interval]* Q,
                            int* zero_l_io, int* zero_r_io, int* first_w_io,
                            double* ub, double* best_val, int32_t* best_tree, double* node_lb,
                            double known_lb, double spent) noexcept nogil:
@@ -1080,7 +1151,7 @@ cdef class Engine:
         cdef int zero_l = zero_l_io[0], zero_r = zero_r_io[0]
         cdef int32_t pos, nl, nr
         cdef double gap_here = gap, cost = self.cost, eta
-        cdef double lb_l, lb_r, lb_w, val_w, bound, bound_b
+        cdef double lb_l, lb_r, lb_w, val_w, bound, bound_b, floor_limit = 0.0
         cdef Interval iv = iv_in[0]
         cdef Split1 s_l, s_r, u_l, u_r
         # lower bounds obey the similarity bound: always without leaf sizes,
@@ -1096,11 +1167,23 @@ cdef class Engine:
         self._sync_root(level, ub)
         if similar and not narrow(&iv, D, ub[0] - gap_here, cost, zero_l, zero_r, &i, &j):
             return False
+        if FL != NULL:
+            # thresholds whose class floor reaches the bound: off the ends, and not evaluated
+            floor_limit = ub[0] - gap_here - cost - EPS
+            while i <= j and FL[i] >= floor_limit:
+                i += 1
+            while j >= i and FL[j] >= floor_limit:
+                j -= 1
+            if i > j:
+                return False
         w = (i + j) // 2
         if first_w_io[0] >= 0:
             if i <= first_w_io[0] <= j:
                 w = first_w_io[0]
             first_w_io[0] = -1
+        if FL != NULL:
+            while FL[w] >= floor_limit:
+                w += 1          # (FL[j] is below the limit)
         pos = P[w]
         have_val = False
         tree_l = -1

@@ -18,6 +18,7 @@ cdef class DataLayout:
     cdef size_t fixed_bytes                # what the layout's buffers hold (set once they are built)
     cdef double deadline                   # monotonic time a whole-node solve stops at (INFINITY: none) ...
     cdef bint cut_short                    # ... and the last solve_exact did: its answer is not exact
+    cdef bint has_floors                   # split_floor gives class floors (else it gives 0 everywhere)
 
     cdef void init_sizes(self, int n, int p, int n_classes, int min_leaf, double cost,
                          int exact_depth, int32_t[::1] y)

@@ -43,6 +43,10 @@ cdef class SortedLayout(DataLayout):
     cdef vector[float] switch_rate         # [f1 * stride + f2]: share of side switches on the last such D2Split scan
     cdef int switch_stride                 # p, or 0 beyond SWITCH_PAIRS_MAX features (then per f2 only)
     cdef vector[int32_t] class_hist        # depth-two scratch with many classes: two sides x (n + 1) counts
+    cdef vector[int32_t] floor_rank        # split_floor scratch: per side, classes by count (descending) and
+                                           # each class's place there (4 K), then per side the classes
+                                           # counting more than v, for v = 0 .. n (2 (n + 1)); three or
+                                           # more classes only
     cdef bint hist_ready                   # every feature has few ranks: depth-two nodes may use histograms
     cdef int hist_bins                     # histogram bins: the features' rank counts summed
     cdef vector[int32_t] rank_offset       # [f]: feature f's first bin; [p]: hist_bins
@@ -83,6 +87,8 @@ cdef class SortedLayout(DataLayout):
 
     cdef void init_root(self, Node* root) noexcept nogil
     cdef void gini_split(self, Node* node, int f, double* score, int32_t* pos) noexcept nogil
+    cdef double split_floor(self, Node* node, int f, int child_depth, int32_t* P, int m,
+                            double* out) noexcept nogil
     cdef int thresholds(self, Node* node, int f, int32_t* P, double* D) noexcept nogil
     cdef void split_ranks(self, Node* node, int f, int pos, int32_t* lo, int32_t* hi) noexcept nogil
     cdef void partition(self, int level, Node* node, int f, int pos, Node* out) noexcept nogil

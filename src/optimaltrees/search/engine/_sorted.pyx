@@ -11,7 +11,7 @@ from libcpp.pair cimport pair
 from libcpp.queue cimport priority_queue
 
 from optimaltrees.search.engine._common cimport (
-    EPS, NEVER, WIDE_CLASSES, count_errors, popcount64, prefetch, leaf_errors, now, sum_squares_start, sum_squares_move,
+    EPS, NEVER, WIDE_CLASSES, count_errors, count_floor, popcount64, prefetch, leaf_errors, now, sum_squares_start, sum_squares_move,
     weighted_squares_start, weighted_squares_move)
 from optimaltrees.search.engine._histogram cimport HistScan, score_root_threshold, scores_at
 
@@ -124,6 +124,8 @@ cdef enum:
     # ... and the depth-two scan prefetches its row flags beyond this many rows
     # (the flag array, a byte a row, no longer stays in L2)
     FAR_ROWS = 1 << 18
+    # class floors (split_floor) sort the classes once per scan: up to this many
+    FLOOR_MAX_CLASSES = 256
 
 
 # a depth-three parent's prefix snapshots (bins^2 x classes int32 counts) are
@@ -378,6 +380,7 @@ cdef class SortedLayout:
         self.pair[0].size = -1
         self.pair[1].size = -1
         self.weighted = weights is not None
+        self.has_floors = not self.weighted and self.K <= FLOOR_MAX_CLASSES
         if self.weighted:
             if weights.shape[0] != self.n:
                 raise ValueError(f"{weights.shape[0]} weights for {self.n} rows")
@@ -419,6 +422,8 @@ cdef class SortedLayout:
         self.switch_rate.assign(<size_t>self.p * (self.switch_stride if self.switch_stride else 1), 0.0)
         if self.K > WIDE_CLASSES:
             self.class_hist.resize(2 * (<size_t>self.n + 1))
+        if self.has_floors and self.K > 2:
+            self.floor_rank.resize(4 * <size_t>self.K + 2 * (<size_t>self.n + 1))
         self._init_histograms(rank, max_depth)
         # the similarity bound: sound without leaf sizes (a removed row lowers the
         # optimum by at most one) and, as written, for rows of weight one
@@ -474,7 +479,7 @@ cdef class SortedLayout:
         b += (self.rnd1.capacity() + self.rnd2.capacity()) * sizeof(uint64_t)
         b += self.base_bytes()
         b += (self.fql.capacity() + self.cl.capacity()
-              + self.class_hist.capacity()) * sizeof(int32_t)
+              + self.class_hist.capacity() + self.floor_rank.capacity()) * sizeof(int32_t)
         b += (self.weight.capacity() + self.wq.capacity() + self.wc.capacity()) * sizeof(double)
         b += self.root.capacity() * sizeof(Elem) + self.flag.capacity()
         b += (self.rank_offset.capacity() + self.hist_left.capacity()
@@ -547,6 +552,104 @@ cdef class SortedLayout:
                 D[m] = k
                 m += 1
         return m
+
+    cdef double split_floor(self, Node* node, int f, int child_depth, int32_t* P, int m,
+                            double* out) noexcept nogil:
+        """The class floor of feature f's splits: the rows of each child
+        outside its 2^child_depth largest classes (which is all its leaves
+        can name).  With ``out``, the floor at each of the m split positions
+        P (ascending) too.  Returns the least over every split (INFINITY:
+        none); 0 with weighted rows (not tracked) or leaves for every class.
+
+        One pass along f's order moves a row at a time from the right child
+        to the left; each side keeps its classes sorted by count, with the
+        number of classes above each count, so a move re-sorts in O(1) and
+        the sum of the largest counts changes by one or not at all."""
+        cdef int nn = node.size, ml = self.min_leaf, K = self.K, leaves, k, c, v, i, j, d, w = 0
+        cdef int top_l = 0, top_r = 0, total, best = 2147483647, fl
+        cdef Elem* arr = node.elems + <size_t>f * nn
+        cdef int32_t* cl = &self.cl[0]
+        cdef int32_t* cr = cl + K
+        cdef int32_t* order_l
+        cdef int32_t* order_r
+        cdef int32_t* pos_l
+        cdef int32_t* pos_r
+        cdef int32_t* above_l          # [v]: classes counting more than v on the left
+        cdef int32_t* above_r
+        if not self.has_floors or child_depth >= 30 or (1 << child_depth) >= K:
+            if out != NULL:
+                for w in range(m):
+                    out[w] = 0.0
+            return 0.0
+        leaves = 1 << child_depth
+        order_l = &self.floor_rank[0]
+        order_r = order_l + K
+        pos_l = order_r + K
+        pos_r = pos_l + K
+        above_l = pos_r + K
+        above_r = above_l + (self.n + 1)
+        # the right child starts as the whole node: classes sorted by count
+        for c in range(K):
+            cl[c] = 0
+            cr[c] = <int32_t>(node.counts[c] + 0.5)
+            order_l[c] = c
+            pos_l[c] = c
+            order_r[c] = c
+        for i in range(1, K):          # insertion sort, descending (K is small)
+            c = order_r[i]
+            j = i
+            while j > 0 and cr[order_r[j - 1]] < cr[c]:
+                order_r[j] = order_r[j - 1]
+                j -= 1
+            order_r[j] = c
+        for i in range(K):
+            pos_r[order_r[i]] = i
+            if i < leaves:
+                top_r += cr[order_r[i]]
+        i = K
+        for v in range(nn + 1):
+            while i > 0 and cr[order_r[i - 1]] <= v:
+                i -= 1
+            above_r[v] = i
+            above_l[v] = 0
+        for k in range(1, nn):
+            c = arr[k - 1].label
+            # left: c's count v -> v + 1; it moves to the front of the classes at v
+            v = cl[c]
+            i = above_l[v]
+            j = pos_l[c]
+            d = order_l[i]
+            order_l[i] = c
+            order_l[j] = d
+            pos_l[d] = j
+            pos_l[c] = i
+            above_l[v] = i + 1
+            cl[c] = v + 1
+            if i < leaves:
+                top_l += 1
+            # right: c's count v -> v - 1; it moves to the back of the classes at v
+            v = cr[c]
+            i = above_r[v - 1] - 1
+            j = pos_r[c]
+            d = order_r[i]
+            order_r[i] = c
+            order_r[j] = d
+            pos_r[d] = j
+            pos_r[c] = i
+            above_r[v - 1] = i
+            cr[c] = v - 1
+            if i < leaves:
+                top_r -= 1
+            if arr[k].rank != arr[k - 1].rank and k >= ml and nn - k >= ml:
+                fl = (k - top_l) + (nn - k - top_r)
+                if fl < best:
+                    best = fl
+                if out != NULL:
+                    while w < m and P[w] < k:
+                        w += 1
+                    if w < m and P[w] == k:
+                        out[w] = fl
+        return INFINITY if best == 2147483647 else <double>best
 
     cdef void split_ranks(self, Node* node, int f, int pos, int32_t* lo, int32_t* hi) noexcept nogil:
         cdef Elem* arr = node.elems + <size_t>f * node.size
@@ -1309,6 +1412,7 @@ cdef class SortedLayout:
         cdef int ntot[2]
         cdef int skip[2]
         cdef int target[2]      # a split must make fewer errors than this to win
+        cdef int least[2]       # errors no split goes below (the rows outside its two largest classes)
         cdef bint masked
         cdef size_t pair
         cdef int start_skip = ml if ml > 1 else 1
@@ -1337,13 +1441,16 @@ cdef class SortedLayout:
             target[s] = <int>ceil(leaf - cost - EPS)
             if ntot[s] < 2 * ml:
                 target[s] = 0
+            # no split makes fewer errors than the rows outside its two classes:
+            # a side at that floor needs no further feature
+            least[s] = count_floor(fq + s * K, K) if K > 2 else 0
         for f2 in range(self.p):
-            if target[0] <= 0 and target[1] <= 0:
+            if target[0] <= least[0] and target[1] <= least[1]:
                 break
             arr = data + <size_t>f2 * nn
             memset(cc, 0, 2 * K * sizeof(int32_t))
             for s in range(2):
-                skip[s] = NEVER if target[s] <= 0 else start_skip
+                skip[s] = NEVER if target[s] <= least[s] else start_skip
             if K > WIDE_CLASSES:
                 self._d2_scan_wide(arr, nn, f2, ntot, fq, cc, target, skip, out, ml)
                 continue
