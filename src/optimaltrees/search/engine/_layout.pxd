@@ -8,6 +8,10 @@ never branches on which layout it runs over.
 
     init_root(root)                     the whole training set as a Node
     gini_split(node, f, &score, &pos)   feature f's best Gini split (pos: left size)
+    split_floor(node, f, d, P, m, out)  feature f's class floor: the least over its splits of
+                                        both children's rows outside the 2^d classes their
+                                        leaves can name (and per split position into out);
+                                        0 where the layout has none (has_floors False)
     thresholds(node, f, P, D) -> m      feature f's split positions (left sizes), ascending,
                                         and the left side's weight at each (D, the distance
                                         unit of ConTree's neighbourhood bounds)
