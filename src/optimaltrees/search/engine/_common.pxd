@@ -113,7 +113,7 @@ cdef inline double class_floor(double* counts, int K, int depth) noexcept nogil:
     than it can save: K x 2^depth above 4096)."""
     cdef int c, t, leaves, bi, pi = -1
     cdef double rest = 0.0, bv, pv = 1e308, v
-    if depth >= 12 or (1 << depth) >= K or K * (1 << depth) > 4096:
+    if depth >= 12 or (1 << depth) >= K or K > (4096 >> depth):
         return 0.0
     leaves = 1 << depth
     # the `leaves` heaviest classes, in the order value descending, index

@@ -180,6 +180,10 @@ cdef class Engine:
             self.feature_orders[lvl].resize(self.p)
             self.gini_positions[lvl].resize(self.p)
             self.split_floors[lvl].assign(self.p, 0.0)
+            # per-threshold class floors where a node of this level can have them
+            # (allocated now, so that the memory check before the search sees them)
+            if self._may_floor(layout, max_depth - lvl):
+                self.thr_floors[lvl].resize(layout.n_instances + 1)
         self.gini_scores.resize(self.p)
         self.probe_pos.assign(self.p, -1)
         self.probe_sides.resize(2 * self.p)
@@ -213,6 +217,13 @@ cdef class Engine:
         self._update_cache_room()
 
     # ------------------------------------------------------------ Python API
+
+    cdef bint _may_floor(self, object layout, int depth):
+        """Whether a node of this depth can have class floors (:meth:`_split_floors`):
+        depth two or more, more classes than a child's leaves, and a layout
+        that computes them."""
+        return (isinstance(layout, SortedLayout) and (<SortedLayout>layout).has_floors
+                and 2 <= depth <= 12 and self.K > (1 << (depth - 1)))
 
     def share_root_with(self, SharedRoot shared):
         """Search the root together with the other engines of ``shared``: one
@@ -616,14 +627,17 @@ cdef class Engine:
         their leaves can name) plus one node's cost, into
         ``split_floors[level]``, and the node's bound from them (or the
         leaf's, if lower) into ``known_lb``.  Only where a child's leaves are
-        fewer than the classes (``floors_on``); False: every floor left 0.
-        ``floor_gate`` keeps the node's own floor, which no split's exceeds."""
+        fewer than the classes (``floors_on``, with buffers from
+        :meth:`_may_floor`); False: every floor left 0.  ``floor_gate``
+        keeps the node's own floor, which no split's exceeds (0 + cost where
+        :func:`class_floor` declines: then no threshold is trimmed)."""
         cdef int f
         cdef double v, least = INFINITY, leaf
         cdef double* out = &self.split_floors[level][0]
         for f in range(self.p):
             out[f] = 0.0
-        self.floors_on[level] = depth >= 2 and depth <= 12 and self.K > (1 << (depth - 1)) and lay.has_floors
+        self.floors_on[level] = (self.thr_floors[level].size() > 0 and depth >= 2 and depth <= 12
+                                 and self.K > (1 << (depth - 1)))
         if not self.floors_on[level]:
             return False
         self.floor_gate[level] = class_floor(node.counts, self.K, depth - 1) + self.cost
@@ -1048,8 +1062,6 @@ cdef class Engine:
         if m == 0:
             return
         if self.floors_on[level] and self.floor_gate[level] >= ub[0] - gap - EPS:
-            if self.thr_floors[level].size() == 0:
-                self.thr_floors[level].resize(self.positions[level].size())
             FL = &self.thr_floors[level][0]
             lay.split_floor(node, f, depth - 1, P, m, FL)
         zero_r = m

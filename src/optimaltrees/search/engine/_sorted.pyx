@@ -422,7 +422,7 @@ cdef class SortedLayout:
         self.switch_rate.assign(<size_t>self.p * (self.switch_stride if self.switch_stride else 1), 0.0)
         if self.K > WIDE_CLASSES:
             self.class_hist.resize(2 * (<size_t>self.n + 1))
-        if self.has_floors and self.K > 2:
+        if self.has_floors and self.K > 2 and max_depth >= 2:
             self.floor_rank.resize(4 * <size_t>self.K + 2 * (<size_t>self.n + 1))
         self._init_histograms(rank, max_depth)
         # the similarity bound: sound without leaf sizes (a removed row lowers the
@@ -576,7 +576,7 @@ cdef class SortedLayout:
         cdef int32_t* pos_r
         cdef int32_t* above_l          # [v]: classes counting more than v on the left
         cdef int32_t* above_r
-        if not self.has_floors or child_depth >= 30 or (1 << child_depth) >= K:
+        if not self.has_floors or self.floor_rank.size() == 0 or child_depth >= 30 or (1 << child_depth) >= K:
             if out != NULL:
                 for w in range(m):
                     out[w] = 0.0
@@ -589,13 +589,21 @@ cdef class SortedLayout:
         above_l = pos_r + K
         above_r = above_l + (self.n + 1)
         # the right child starts as the whole node: classes sorted by count
+        d = 0                          # the node's classes with rows, first ...
         for c in range(K):
             cl[c] = 0
             cr[c] = <int32_t>(node.counts[c] + 0.5)
             order_l[c] = c
             pos_l[c] = c
-            order_r[c] = c
-        for i in range(1, K):          # insertion sort, descending (K is small)
+            if cr[c] > 0:
+                order_r[d] = c
+                d += 1
+        v = d
+        for c in range(K):             # ... then the empty ones
+            if cr[c] == 0:
+                order_r[v] = c
+                v += 1
+        for i in range(1, d):          # insertion sort of the first d, descending (d <= rows)
             c = order_r[i]
             j = i
             while j > 0 and cr[order_r[j - 1]] < cr[c]:
