@@ -2,6 +2,7 @@
 are computed independently of the package (tree arrays are walked by the
 oracle module, never through the package's predict/apply)."""
 import os
+from contextlib import contextmanager
 
 import numpy as np
 import pytest
@@ -110,3 +111,16 @@ def check_diagram_consistent(clf, X, y):
     price = clf.alpha / (m - 1) if m > 1 else 0.0
     assert clf.objective_ == pytest.approx(errors / len(y) + price * (clf.n_nodes_ - 1), abs=1e-9)
     assert clf.lower_bound_ <= clf.objective_ + 1e-9
+
+
+@contextmanager
+def depth_two_solver(scans: float, min_rows: int = 0):
+    """The depth-two solver choice (inf: histograms on every node, 0: ConTree's
+    search, 100: the cost model's default on nodes of any size), restored after."""
+    from optimaltrees.search.engine._sorted import set_histogram_choice
+
+    old = set_histogram_choice(scans, min_rows)
+    try:
+        yield
+    finally:
+        set_histogram_choice(*old)

@@ -5,30 +5,22 @@ bound, and D2Split stops scanning a child whose best split makes only the
 errors outside its two largest classes.  Checked against the brute force
 on many-class data with the histograms off (so every depth-two node is
 searched and scanned), with costs, leaf sizes and weights."""
-from contextlib import contextmanager
-
 import numpy as np
 import pytest
 from hypothesis import given, note, settings, strategies as st
 
-from helpers import n_examples
+from helpers import depth_two_solver, n_examples
 from instances import SETTINGS
 from oracle import brute_force_objective, depth2_objective, recompute_objective
 
 from optimaltrees import OptimalTreeClassifier
-from optimaltrees.search.engine._sorted import set_histogram_choice
 
 EPS = 1e-9
 
 
-@contextmanager
 def searched():
     """Every depth-two node searched with D2Split, none solved by histograms."""
-    old = set_histogram_choice(0.0, 1 << 30)
-    try:
-        yield
-    finally:
-        set_histogram_choice(*old)
+    return depth_two_solver(0.0, 1 << 30)
 
 
 @st.composite

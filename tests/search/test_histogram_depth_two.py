@@ -9,25 +9,13 @@ import numpy as np
 import pytest
 from hypothesis import given, note, settings, strategies as st
 
-from helpers import n_examples
+from helpers import depth_two_solver as solver, n_examples
 from instances import SETTINGS
 from oracle import brute_force_objective, leaf_sizes, recompute_objective
 
 from optimaltrees import OptimalTreeClassifier
-from optimaltrees.search.engine._sorted import set_histogram_choice
 
 EPS = 1e-9
-
-
-@contextmanager
-def solver(scans: float, min_rows: int = 0):
-    """The depth-two solver choice (inf: histograms on every node, 0: ConTree's
-    search, 100: the cost model's default on nodes of any size), restored after."""
-    old = set_histogram_choice(scans, min_rows)
-    try:
-        yield
-    finally:
-        set_histogram_choice(*old)
 
 
 @st.composite

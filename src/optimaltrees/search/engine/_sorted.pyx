@@ -324,6 +324,16 @@ cdef inline int _scan_classes(Elem* arr, int nn, int K, uint8_t* flag, int* ntot
     return switches
 
 
+cdef inline void _swap_to(int32_t* order, int32_t* place, int c, int i) noexcept nogil:
+    """Class c to index i of ``order``, the class there to c's old index
+    (``place``: each class's index in ``order``)."""
+    cdef int j = place[c], d = order[i]
+    order[i] = c
+    order[j] = d
+    place[d] = j
+    place[c] = i
+
+
 cdef inline void _sweep_combine(SweepCell* T, size_t x) noexcept nogil:
     """Segment-tree node x from its children: sums add, prefix extremes
     are the left child's or the left child's sum plus the right child's."""
@@ -625,12 +635,7 @@ cdef class SortedLayout:
             # left: c's count v -> v + 1; it moves to the front of the classes at v
             v = cl[c]
             i = above_l[v]
-            j = pos_l[c]
-            d = order_l[i]
-            order_l[i] = c
-            order_l[j] = d
-            pos_l[d] = j
-            pos_l[c] = i
+            _swap_to(order_l, pos_l, c, i)
             above_l[v] = i + 1
             cl[c] = v + 1
             if i < leaves:
@@ -638,12 +643,7 @@ cdef class SortedLayout:
             # right: c's count v -> v - 1; it moves to the back of the classes at v
             v = cr[c]
             i = above_r[v - 1] - 1
-            j = pos_r[c]
-            d = order_r[i]
-            order_r[i] = c
-            order_r[j] = d
-            pos_r[d] = j
-            pos_r[c] = i
+            _swap_to(order_r, pos_r, c, i)
             above_r[v - 1] = i
             cr[c] = v - 1
             if i < leaves:
