@@ -121,7 +121,8 @@ cdef class Engine:
     cdef vector[char] floors_on                   # per level: the node there has class floors (_split_floors)
     cdef vector[double] floor_gate                # per level: no split's floor + cost exceeds this (the node's)
     cdef vector[vector[double]] thr_floors        # per level: the searched feature's floor at each split
-                                                  # position (n + 1, allocated at the level's first use)
+                                                  # position (n + 1 where the level can have floors:
+                                                  # _may_floor; else empty)
     # a node of depth two or three probes every feature's best Gini threshold before it searches any
     cdef vector[int32_t] probe_pos         # [f]: the probed split position (-1: none this solve)
     cdef vector[Split1] probe_sides        # [2 f], [2 f + 1]: its left and right depth-one children
