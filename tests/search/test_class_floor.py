@@ -115,3 +115,17 @@ def test_the_floor_cuts_subproblems_at_depth_three():
     # two classes never have more classes than leaves
     two = OptimalTreeClassifier(max_depth=3).fit(X, y % 2)
     assert two.stats_["class_prunes"] == 0
+
+
+@settings(max_examples=n_examples(60), **SETTINGS)
+@given(many_classes(), st.sampled_from([0.0, 0.05]))
+def test_two_threads_match_the_brute_force(inst, cost):
+    """Depth three, two threads sharing the root's frontier: each thread's
+    nodes below the root use their own floors."""
+    X, y = inst
+    note(f"X = np.array({X.tolist()!r}); y = np.array({y.tolist()!r})")
+    expected = brute_force_objective(X, y, 3, cost * len(y))
+    with searched():
+        clf = OptimalTreeClassifier(max_depth=3, complexity_cost=cost, n_jobs=2).fit(X, y)
+    assert clf.is_optimal_ and abs(clf.objective_ - expected) < EPS
+    assert clf.lower_bound_ <= expected + EPS
