@@ -70,7 +70,8 @@ cdef class SortedLayout(DataLayout):
     # threshold's depth-one children from one segment tree per f2
     cdef bint sweep_allowed                # two classes, unweighted rows, and the buffers fit the memory limit
     cdef size_t sweep_bytes                # what the sweep's buffers take (counted from reserve_sweep on)
-    cdef vector[SweepCell] sweep_tree      # [1 .. 2 * leaves): the segment tree of one f2 (leaves: its ranks in the node)
+    cdef vector[SweepCell] sweep_tree      # [1 .. leaves): the segment tree of one f2 above its leaves (f2's ranks in the node)
+    cdef vector[int32_t] sweep_sums        # [2 * leaf + side]: the leaves' sums (side 0: the left child's rows, 1: the right's)
     cdef vector[int32_t] sweep_leaf        # [instance]: the instance's leaf in the tree (f2's rank among the node's)
     cdef vector[int32_t] sweep_best        # [2 * (w - i) + side]: the fewest errors of a depth-one split of that child
     cdef vector[int32_t] sweep_ones        # [w - i]: class-1 rows left of threshold w
