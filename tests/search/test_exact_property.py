@@ -354,9 +354,10 @@ def test_many_classes_depth_three(inst, search):
 @given(instances(max_classes=4), st.integers(2, 3), st.sampled_from([1, 2]),
        st.sampled_from([-1.0, 2.0]))
 def test_both_side_selections_of_the_depth_two_scan(inst, depth, msl, switchy):
-    """D2Split's scans pick a row's side with masks or with a branch, as the
-    side's switch rate on the last such scan says: each loop, forced, gives
-    the brute-force optimum (two classes and more, leaf sizes)."""
+    """D2Split's scans with three classes and more pick a row's side with
+    masks or with a branch, as the side's switch rate on the last such scan
+    says: each loop, forced, gives the brute-force optimum (leaf sizes; two
+    classes, scanned over bit maps, are in the draws too)."""
     from optimaltrees.search.engine._sorted import set_scan_choice
 
     X, y = inst

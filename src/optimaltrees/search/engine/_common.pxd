@@ -16,11 +16,15 @@ cdef extern from *:
     #define OT_EPS 1e-9
     #define OT_FREE (-1.0)
     static inline int ot_popcount64(unsigned long long w) { return __builtin_popcountll(w); }
+    static inline int ot_ctz64(unsigned long long w) { return __builtin_ctzll(w); }
+    static inline int ot_clz64(unsigned long long w) { return __builtin_clzll(w); }
     static inline void ot_prefetch(const void* p) { __builtin_prefetch(p, 0, 3); }
     """
     const double EPS "OT_EPS"       # tolerance of every objective comparison
     const double FREE "OT_FREE"     # rule state of a path the rule can no longer cut
     int popcount64 "ot_popcount64" (uint64_t w) noexcept nogil
+    int ctz64 "ot_ctz64" (uint64_t w) noexcept nogil    # trailing zero bits (w != 0)
+    int clz64 "ot_clz64" (uint64_t w) noexcept nogil    # leading zero bits (w != 0)
     # a hint to load p's cache line ahead of a random access (rows visited in
     # one feature's order read other per-row arrays in id order: a miss each)
     void prefetch "ot_prefetch" (const void* p) noexcept nogil
