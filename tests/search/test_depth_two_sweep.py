@@ -140,3 +140,14 @@ def test_threads_and_weights_keep_the_same_optimum(n_threads):
     assert threaded.objective == plain
     assert threaded.stats["sweeps"] >= 1
     assert weighted.objective == plain and weighted.stats["sweeps"] == 0
+
+
+@pytest.mark.parametrize("name", ["node_cost", "max_gap"])
+@pytest.mark.parametrize("value", [-0.5, float("nan"), float("inf"), "1"])
+def test_search_tree_refuses_negative_or_non_finite_costs(name, value):
+    """The bounds assume a split never lowers the objective: a negative
+    node cost would make the search return a tree that is not optimal."""
+    X = np.arange(8, dtype=np.float64).reshape(4, 2)
+    y = np.array([0, 1, 0, 1])
+    with pytest.raises(ValueError, match=name):
+        search_tree(X, y, 2, 2, **{name: value})

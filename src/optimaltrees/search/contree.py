@@ -93,6 +93,12 @@ def search_tree(
     the result is then optimal over those thresholds, not over all.
     """
     start = time.perf_counter() if clock_start is None else clock_start
+    # the bounds assume a split never lowers the objective (a leaf's errors are
+    # never below what a split must beat), and a gap is a tolerance
+    for name, value in (("node_cost", node_cost), ("max_gap", max_gap)):
+        if not (isinstance(value, (int, float, np.integer, np.floating)) and math.isfinite(value)
+                and value >= 0):
+            raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
     X = np.asarray(X, dtype=np.float64)
     if sample_weight is not None:
         return _weighted_search(X, y_index, n_classes, max_depth, np.asarray(sample_weight, np.float64),
