@@ -64,7 +64,7 @@ def search_tree(
     """Minimise errors + node_cost * branching nodes over trees of depth <= max_depth.
 
     ``X`` must be finite float64 (n, p) and ``y_index`` int labels in [0, n_classes).
-    ``node_cost`` and ``max_gap`` are absolute (misclassification units).
+    ``node_cost`` and ``max_gap`` are absolute (misclassification units), finite and >= 0.
     ``strategy`` is "exhaustive" (one ConTree search) or an anytime strategy
     (see :mod:`optimaltrees.search.strategies`) relaxed by ``schedule``.
     ``callback(progress)`` is called on every better tree and every
