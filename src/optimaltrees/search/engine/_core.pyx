@@ -92,6 +92,13 @@ cdef inline void _sort_by(int32_t* order, double* key, int p) noexcept nogil:
         order[k + 1] = b
 
 
+cdef inline bint _floors_bite(int K, int depth) noexcept nogil:
+    """Whether a node of this depth can have split class floors: depth two
+    or more (up to 12, the floor's own limit) and more classes than a
+    child's leaves."""
+    return 2 <= depth <= 12 and K > (1 << (depth - 1))
+
+
 cdef class Engine:
     """One search over one data set in one layout.
 
@@ -224,7 +231,7 @@ cdef class Engine:
         depth two or more, more classes than a child's leaves, and a layout
         that computes them."""
         return (isinstance(layout, SortedLayout) and (<SortedLayout>layout).has_floors
-                and 2 <= depth <= 12 and self.K > (1 << (depth - 1)))
+                and _floors_bite(self.K, depth))
 
     def share_root_with(self, SharedRoot shared):
         """Search the root together with the other engines of ``shared``: one
@@ -637,8 +644,7 @@ cdef class Engine:
         cdef double* out = &self.split_floors[level][0]
         for f in range(self.p):
             out[f] = 0.0
-        self.floors_on[level] = (self.thr_floors[level].size() > 0 and depth >= 2 and depth <= 12
-                                 and self.K > (1 << (depth - 1)))
+        self.floors_on[level] = self.thr_floors[level].size() > 0 and _floors_bite(self.K, depth)
         if not self.floors_on[level]:
             return False
         self.floor_gate[level] = class_floor(node.counts, self.K, depth - 1) + self.cost
