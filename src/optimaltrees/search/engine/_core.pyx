@@ -214,6 +214,8 @@ cdef class Engine:
                                  else <double>self.memory_budget)
             layout.reserve_sweep(INFINITY if self.memory_budget == <size_t>-1
                                  else <double>self.memory_budget)
+            layout.reserve_side_maps(INFINITY if self.memory_budget == <size_t>-1
+                                     else <double>self.memory_budget)
         self.layout_bytes = layout.buffer_bytes
         self.n_subproblems = 0
         self.n_cache_hits = 0
@@ -340,6 +342,7 @@ cdef class Engine:
             "sibling_pairs": int(getattr(self.layout, "n_pairs", 0)),
             "sweeps": int(getattr(self.layout, "n_sweeps", 0)),
             "swept_thresholds": int(self.n_swept),
+            "map_moves": int(getattr(self.layout, "n_map_moves", 0)),
             "cache_entries": int(self.cache.size()),
             "root_steps": int(self.n_root_steps),
             "root_dives": int(self.n_root_dives),

@@ -76,6 +76,25 @@ cdef class SortedLayout(DataLayout):
     cdef vector[int32_t] sweep_best        # [2 * (w - i) + side]: the fewest errors of a depth-one split of that child
     cdef vector[int32_t] sweep_ones        # [w - i]: class-1 rows left of threshold w
     cdef public long long n_sweeps         # depth-two features swept whole
+    # a depth-two node's side maps (two classes, unweighted rows): its rows'
+    # sides, labels and changes of value in every feature's order as bit maps,
+    # kept from one D2Split call to the next, so a call moves the rows between
+    # its threshold and the last one instead of rebuilding every map
+    cdef bint maps_allowed                 # two classes, unweighted rows, and the maps fit the memory limit
+    cdef size_t maps_bytes                 # what the maps take (counted from reserve_side_maps on)
+    cdef vector[int32_t] map_at            # [instance * p + f2]: the row's position in f2's order within the mapped node
+    cdef vector[uint64_t] map_side         # [f2 * map_words + w]: rows left of the mapped threshold, in f2's order
+    cdef vector[uint64_t] map_label        # [f2 * map_words + w]: rows of class 1, in f2's order
+    cdef vector[uint64_t] map_change       # [f2 * map_words + w]: rows whose f2 value differs from the row before
+    cdef int map_words                     # words per feature of the mapped node
+    cdef Elem* map_elems                   # the node the maps are for (its orders) ...
+    cdef int map_size                      # ... its rows ...
+    cdef long long map_epoch               # ... and the rows' epoch when they were seen (see elems_epoch)
+    cdef int map_calls                     # D2Split calls on that node so far
+    cdef bint map_built                    # the label and change maps and map_at hold that node
+    cdef int map_f1, map_pos               # the threshold map_side holds (map_f1 -1: none)
+    cdef long long elems_epoch             # counts rewrites of the child buffers (a node at the same address may differ)
+    cdef public long long n_map_moves      # rows moved between thresholds in the side maps
     # the similarity bound (as the bitset layout's): opt(S) >= lb(S') - |S' \ S|
     # for recently solved sets S' of the same depth, here kept as row bitmaps
     cdef int sim_words                     # 64-bit words of one row bitmap
@@ -124,5 +143,8 @@ cdef class SortedLayout(DataLayout):
                            Split1* bl, Split1* br, int ml) noexcept nogil
     cdef void _gini_weighted(self, Node* node, int f, double* score, int32_t* pos,
                              vector[Cand]* out) noexcept nogil
+    cdef bint _use_maps(self, Elem* data, int nn) noexcept nogil
+    cdef void _build_maps(self, Elem* data, int nn) noexcept nogil
+    cdef void _move_sides(self, Elem* data, int nn, int f1, int pos) noexcept nogil
     cdef void _d2_scan_wide(self, Elem* arr, int nn, int f2, int* ntot, int32_t* fq, int32_t* cc,
                             int* target, int* skip, Split1** out, int ml) noexcept nogil

@@ -178,6 +178,22 @@ def set_scan_choice(float switchy) -> float:
     return old
 
 
+# a depth-two node's side maps (two classes) are built on its maps_after-th
+# D2Split call (0: never): a node's first call pays the rows' scan as before,
+# and so does a node searched no further
+cdef int maps_after = 2
+
+
+def set_map_choice(int after) -> int:
+    """Set on which D2Split call of a depth-two node its side maps are built
+    (0: never, the scan reads the rows every call); returns the old value.
+    For tests and benchmarks, which compare both scans on the same data."""
+    global maps_after
+    old = maps_after
+    maps_after = after
+    return old
+
+
 # switch shares are kept per (f1, f2) pair up to this many features, per f2 beyond
 cdef int SWITCH_PAIRS_MAX = 1024
 
@@ -335,6 +351,18 @@ cdef inline void _scan_word(Elem* arr, int w, uint64_t m, uint64_t o, uint64_t b
         cur.last = w * 64 + 63 - clz64(m)
 
 
+cdef inline void _cursors_start(BitCursor* cur, int* skip) noexcept nogil:
+    """Both children's cursors at the start of a two-class scan."""
+    cdef int j
+    for j in range(2):
+        cur[j].c = skip[j]
+        cur[j].rows = 0
+        cur[j].ones = 0
+        cur[j].last = -1
+        cur[j].seek = False
+        cur[j].done = skip[j] == NEVER
+
+
 cdef inline void _scan_two_bits(Elem* arr, int nn, uint8_t* flag, bint far, int* ntot,
                                 int32_t* fq, int* target, int* skip, Split1** out, int ml,
                                 int f2) noexcept nogil:
@@ -355,13 +383,7 @@ cdef inline void _scan_two_bits(Elem* arr, int nn, uint8_t* flag, bint far, int*
     cdef uint64_t sb, ob, bb, valid
     cdef Elem* e
     cdef BitCursor cur[2]
-    for j in range(2):
-        cur[j].c = skip[j]
-        cur[j].rows = 0
-        cur[j].ones = 0
-        cur[j].last = -1
-        cur[j].seek = False
-        cur[j].done = skip[j] == NEVER
+    _cursors_start(cur, skip)
     k = 0
     w = 0
     while k < nn and not (cur[0].done and cur[1].done):
@@ -384,6 +406,31 @@ cdef inline void _scan_two_bits(Elem* arr, int nn, uint8_t* flag, bint far, int*
             _scan_word(arr, w, ~sb & valid, ob, bb, &cur[0], 0, ntot, fq, &target[0], &skip[0], out[0], ml, f2)
         k = end
         w += 1
+
+
+cdef inline void _scan_two_maps(Elem* arr, int nn, uint64_t* side, uint64_t* ones, uint64_t* change,
+                                int* ntot, int32_t* fq, int* target, int* skip, Split1** out, int ml,
+                                int f2) noexcept nogil:
+    """:func:`_scan_two_bits` over a node's kept maps of f2 (``side``: rows
+    in the left child, ``ones``: of class 1, ``change``: f2's value differs
+    from the row before; no bit beyond the last row): the same words, read
+    instead of built from the rows, so a scan costs a word per 64 rows
+    until both children are done."""
+    cdef int w, words = (nn + 63) >> 6
+    cdef uint64_t valid = ~(<uint64_t>0)
+    cdef BitCursor cur[2]
+    _cursors_start(cur, skip)
+    for w in range(words):
+        if cur[0].done and cur[1].done:
+            break
+        if w == words - 1 and (nn & 63) != 0:
+            valid = (<uint64_t>1 << (nn & 63)) - 1
+        if not cur[1].done:
+            _scan_word(arr, w, side[w], ones[w], change[w], &cur[1], 1, ntot, fq, &target[1], &skip[1],
+                       out[1], ml, f2)
+        if not cur[0].done:
+            _scan_word(arr, w, ~side[w] & valid, ones[w], change[w], &cur[0], 0, ntot, fq, &target[0],
+                       &skip[0], out[0], ml, f2)
 
 
 cdef inline int _scan_classes(Elem* arr, int nn, int K, uint8_t* flag, int* ntot, int32_t* fq,
@@ -611,7 +658,7 @@ cdef class SortedLayout:
         b += self.row_rank.capacity() * sizeof(uint16_t) + self.switch_rate.capacity() * sizeof(float)
         # the snapshots count from when they are allowed (they are allocated at their first use)
         b += (self.snap_cells + self.snap_total.capacity() + self.hist_other.capacity()) * sizeof(int32_t)
-        b += self.sweep_bytes
+        b += self.sweep_bytes + self.maps_bytes
         b += self.sim_cur.capacity() * sizeof(uint64_t)
         for lvl in range(self.sim_masks.size()):
             b += self.sim_masks[lvl].capacity() * sizeof(uint64_t) + self.sim_lbs[lvl].capacity() * sizeof(double)
@@ -981,6 +1028,122 @@ cdef class SortedLayout:
         self.sweep_bytes = b
         self.fixed_bytes = self.memory_bytes()
 
+    def reserve_side_maps(self, double budget_bytes):
+        """Let depth-two nodes keep their side maps between D2Split calls
+        (two classes, unweighted rows) when they take at most a quarter of
+        ``budget_bytes`` (the memory limit; INFINITY: none): a position per
+        row and feature, and three bits.  Allocated now."""
+        cdef size_t words = (<size_t>self.n + 63) // 64, b
+        self.maps_allowed = False
+        self.maps_bytes = 0
+        self.map_elems = NULL
+        self.map_built = False
+        self.map_f1 = -1
+        self.map_calls = 0
+        self.n_map_moves = 0
+        self.map_at.clear()
+        self.map_side.clear()
+        self.map_label.clear()
+        self.map_change.clear()
+        if self.weighted or self.K != 2 or self.n < 2 or maps_after <= 0:
+            self.fixed_bytes = self.memory_bytes()
+            return
+        b = <size_t>self.n * self.p * sizeof(int32_t) + 3 * words * self.p * sizeof(uint64_t)
+        if <double>b > budget_bytes / 4:
+            self.fixed_bytes = self.memory_bytes()
+            return
+        self.map_at.resize(<size_t>self.n * self.p)
+        self.map_side.resize(words * self.p)
+        self.map_label.resize(words * self.p)
+        self.map_change.resize(words * self.p)
+        self.maps_allowed = True
+        self.maps_bytes = b
+        self.fixed_bytes = self.memory_bytes()
+
+    cdef bint _use_maps(self, Elem* data, int nn) noexcept nogil:
+        """Whether this D2Split call scans the side maps (built on the node's
+        :data:`maps_after`-th call).  A node is known by its orders' address,
+        its size and the epoch of the child buffers (bumped on every
+        rewrite), so maps never outlive the rows they describe."""
+        if not self.maps_allowed:
+            return False
+        if data != self.map_elems or nn != self.map_size or self.elems_epoch != self.map_epoch:
+            self.map_elems = data
+            self.map_size = nn
+            self.map_epoch = self.elems_epoch
+            self.map_calls = 0
+            self.map_built = False
+            self.map_f1 = -1
+        self.map_calls += 1
+        if maps_after <= 0 or self.map_calls < maps_after:
+            return False
+        if not self.map_built:
+            self._build_maps(data, nn)
+        return True
+
+    cdef void _build_maps(self, Elem* data, int nn) noexcept nogil:
+        """Every feature's label and change maps of the node, and each row's
+        position in every feature's order (for :meth:`_move_sides`)."""
+        cdef int p = self.p, f2, k, prev
+        cdef int W = (nn + 63) >> 6
+        cdef Elem* arr
+        cdef Elem e
+        cdef uint64_t* L
+        cdef uint64_t* C
+        cdef int32_t* at = &self.map_at[0]
+        self.map_words = W
+        for f2 in range(p):
+            arr = data + <size_t>f2 * nn
+            L = &self.map_label[<size_t>f2 * W]
+            C = &self.map_change[<size_t>f2 * W]
+            memset(L, 0, W * sizeof(uint64_t))
+            memset(C, 0, W * sizeof(uint64_t))
+            prev = -1
+            for k in range(nn):
+                e = arr[k]
+                at[<size_t>e.id * p + f2] = k
+                L[k >> 6] |= <uint64_t>e.label << (k & 63)
+                C[k >> 6] |= <uint64_t>(e.rank != prev) << (k & 63)
+                prev = e.rank
+        self.map_built = True
+        self.map_f1 = -1
+
+    cdef void _move_sides(self, Elem* data, int nn, int f1, int pos) noexcept nogil:
+        """The side maps to the threshold (f1, pos): the rows between it and
+        the last threshold of f1 change sides (a bit per feature each), or,
+        for a new f1 or where fewer, the maps start over from all rows on
+        the side of the larger child."""
+        cdef int p = self.p, W = self.map_words, f2, k, a, b, q
+        cdef Elem* arr = data + <size_t>f1 * nn
+        cdef uint64_t* S = &self.map_side[0]
+        cdef int32_t* at = &self.map_at[0]
+        cdef int32_t* A
+        cdef int fresh = pos if pos <= nn - pos else nn - pos
+        cdef uint64_t last = ~(<uint64_t>0) if (nn & 63) == 0 else (<uint64_t>1 << (nn & 63)) - 1
+        if self.map_f1 == f1 and (pos - self.map_pos if pos >= self.map_pos else self.map_pos - pos) <= fresh:
+            a = self.map_pos if self.map_pos < pos else pos
+            b = pos if self.map_pos < pos else self.map_pos
+        elif pos <= nn - pos:
+            memset(S, 0, <size_t>p * W * sizeof(uint64_t))
+            a = 0
+            b = pos
+        else:
+            for f2 in range(p):
+                memset(S + <size_t>f2 * W, 0xFF, W * sizeof(uint64_t))
+                S[<size_t>f2 * W + W - 1] = last
+            a = pos
+            b = nn
+        for k in range(a, b):
+            if k + AHEAD < b:
+                prefetch(at + <size_t>arr[k + AHEAD].id * p)
+            A = at + <size_t>arr[k].id * p
+            for f2 in range(p):
+                q = A[f2]
+                S[<size_t>f2 * W + (q >> 6)] ^= <uint64_t>1 << (q & 63)
+        self.n_map_moves += b - a
+        self.map_f1 = f1
+        self.map_pos = pos
+
     cdef bint sweep_due(self, Node* node, int evaluated) noexcept nogil:
         """Whether a depth-two node's search of a root feature, ``evaluated``
         intervals in, should sweep the rest (:data:`sweep_after`)."""
@@ -1186,6 +1349,7 @@ cdef class SortedLayout:
         out[1].mask = NULL
         out[w].elems = base if w == 0 else base + <size_t>pos * p
         out[1 - w].elems = NULL
+        self.elems_epoch += 1
         memset(small_counts, 0, K * sizeof(double))
         memset(at, 0, <size_t>self.hist_bins * sizeof(int32_t))
         for k in range(ns):
@@ -1470,6 +1634,7 @@ cdef class SortedLayout:
         out[1].mask = NULL
         out[0].elems = dl
         out[1].elems = dr
+        self.elems_epoch += 1
         for k in range(pos):
             flag[arr[k].id] = 1
         for k in range(pos, nn):
@@ -1542,15 +1707,28 @@ cdef class SortedLayout:
         cdef bint far = self.n > FAR_ROWS
         cdef double cost = self.cost, leaf
         cdef Split1* out[2]
+        # a node's later calls keep its side maps and move only the rows
+        # between thresholds (:meth:`_move_sides`)
+        cdef bint maps = K == 2 and self._use_maps(data, nn)
+        cdef int W = self.map_words
+        cdef uint64_t* ones = &self.map_label[<size_t>f1 * W] if maps else NULL
         self.n_d2 += 1
         out[0] = br
         out[1] = bl
         memset(fq, 0, 2 * K * sizeof(int32_t))
-        for k in range(pos):
-            flag[arr[k].id] = 1
-            fq[K + arr[k].label] += 1
-        for k in range(pos, nn):
-            flag[arr[k].id] = 0
+        if maps:
+            self._move_sides(data, nn, f1, pos)
+            for k in range(pos >> 6):
+                fq[K + 1] += popcount64(ones[k])
+            if pos & 63:
+                fq[K + 1] += popcount64(ones[pos >> 6] & ((<uint64_t>1 << (pos & 63)) - 1))
+            fq[K] = pos - fq[K + 1]
+        else:
+            for k in range(pos):
+                flag[arr[k].id] = 1
+                fq[K + arr[k].label] += 1
+            for k in range(pos, nn):
+                flag[arr[k].id] = 0
         for c in range(K):
             fq[c] = <int32_t>counts[c] - fq[K + c]
         ntot[1] = pos
@@ -1573,6 +1751,10 @@ cdef class SortedLayout:
             memset(cc, 0, 2 * K * sizeof(int32_t))
             for s in range(2):
                 skip[s] = NEVER if target[s] <= least[s] else start_skip
+            if maps:
+                _scan_two_maps(arr, nn, &self.map_side[<size_t>f2 * W], &self.map_label[<size_t>f2 * W],
+                               &self.map_change[<size_t>f2 * W], ntot, fq, target, skip, out, ml, f2)
+                continue
             if K == 2:
                 _scan_two_bits(arr, nn, flag, far, ntot, fq, target, skip, out, ml, f2)
                 continue

@@ -1,0 +1,143 @@
+"""D2Split's side maps (``SortedLayout._move_sides``): a two-class
+depth-two node keeps its rows' sides, labels and value changes as bit maps
+between D2Split calls, and a call moves only the rows between its threshold
+and the last one.  What can go wrong is state that outlives its node (a
+later node at the same address with the same size), a move in the wrong
+direction or past a word, and the switch between a fresh start and a move;
+so every answer here is checked against the scan that rebuilds everything
+per call (maps off), and at depth two against the exhaustive enumeration."""
+from contextlib import contextmanager
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from helpers import n_examples
+from instances import SETTINGS
+from oracle import depth2_objective, recompute_objective
+
+from optimaltrees import OptimalTreeClassifier
+from test_depth_two_scan import run_data, scanned
+
+
+@contextmanager
+def maps_after(calls: int):
+    """Side maps built on a node's ``calls``-th D2Split call (0: never)."""
+    from optimaltrees.search.engine._sorted import set_map_choice
+
+    old = set_map_choice(calls)
+    try:
+        yield
+    finally:
+        set_map_choice(old)
+
+
+def _fit(X, y, depth, calls, **kw):
+    with maps_after(calls):
+        return OptimalTreeClassifier(max_depth=depth, **kw).fit(X, y)
+
+
+def _distinct(seed: int, n: int, p: int, noise: float = 0.15):
+    """Every feature a permutation of n distinct values: any two splits at
+    the same position give children of equal sizes, so nodes of one size
+    follow each other in the same buffer (the maps must not be reused)."""
+    rng = np.random.default_rng(seed)
+    X = np.column_stack([rng.permutation(n) for _ in range(p)]).astype(np.float64)
+    y = ((X[:, 0] > n / 2) ^ (X[:, 1 % p] > n / 3)).astype(int)
+    flip = rng.random(n) < noise
+    y[flip] = 1 - y[flip]
+    return X, y
+
+
+def _same(a, b, X, search=True):
+    """The same optimum; with ``search`` the same search too (D2Split calls
+    and tree), as when only the maps differ."""
+    assert a.train_error_ == b.train_error_
+    assert a.is_optimal_ and b.is_optimal_
+    if search:
+        assert a.stats_["d2_calls"] == b.stats_["d2_calls"]
+        np.testing.assert_array_equal(a.predict(X), b.predict(X))
+
+
+@pytest.mark.parametrize("n", [63, 64, 65, 190])
+@pytest.mark.parametrize("calls", [1, 2])
+def test_depth_two_with_maps_is_the_exact_optimum(n, calls):
+    X, y = _distinct(n, n, 3)
+    with scanned():
+        on = _fit(X, y, 2, calls)
+        off = _fit(X, y, 2, 0)
+    assert on.stats_["map_moves"] > 0 and off.stats_["map_moves"] == 0
+    assert on.train_error_ == depth2_objective(X, y)
+    _same(on, off, X)
+
+
+@pytest.mark.parametrize("depth", [3, 4])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_equal_sized_nodes_in_one_buffer_do_not_share_maps(depth, seed):
+    """Distinct values on every feature: the depth-three splits' children
+    repeat sizes at one address, so stale maps would give wrong answers."""
+    X, y = _distinct(seed, 150, 4)
+    with scanned():
+        on = _fit(X, y, depth, 1)
+        off = _fit(X, y, depth, 0)
+    assert on.stats_["map_moves"] > 0
+    _same(on, off, X)
+    assert recompute_objective(on.tree_, X, y) == on.train_error_
+
+
+@pytest.mark.parametrize("values, min_leaf, n", [(2, 1, 2500), (5, 7, 1500), (1000, 1, 2500), (40, 7, 600)])
+def test_sweeps_histograms_and_maps_together(values, min_leaf, n):
+    """The default solver mix (sweeps, histograms where they pay) with and
+    without maps, at depth three on up to a few thousand rows (leaf sizes
+    switch the similarity bounds off: fewer rows)."""
+    rng = np.random.default_rng(values + min_leaf)
+    X = rng.integers(0, values, size=(n, 4)).astype(np.float64)
+    X[:, 3] = rng.normal(size=n)
+    y = ((X[:, 0] + X[:, 3] > values / 2) ^ (rng.random(n) < 0.1)).astype(int)
+    on = _fit(X, y, 3, 2, min_samples_leaf=min_leaf)
+    off = _fit(X, y, 3, 0, min_samples_leaf=min_leaf)
+    _same(on, off, X)
+    assert recompute_objective(on.tree_, X, y) == on.train_error_
+
+
+def test_the_maps_count_in_the_search_memory():
+    """The maps (a position per row and feature, three bits) are allocated
+    with the engine, so the memory check before the search sees them."""
+    n, p = 3000, 10
+    X, y = _distinct(5, n, p)
+    on = _fit(X, y, 2, 1)
+    off = _fit(X, y, 2, 0)
+    maps = n * p * 4 + 3 * p * ((n + 63) // 64) * 8
+    assert on.stats_["search_megabytes"] - off.stats_["search_megabytes"] == pytest.approx(maps / 2**20)
+    _same(on, off, X)
+
+
+def test_threads_keep_their_own_maps():
+    X, y = _distinct(9, 400, 6)
+    one = _fit(X, y, 3, 1)
+    two = _fit(X, y, 3, 1, n_jobs=2)
+    assert two.stats_["map_moves"] > 0
+    assert one.train_error_ == two.train_error_ and two.is_optimal_
+
+
+@settings(max_examples=n_examples(40), **SETTINGS)
+@given(run_data(), st.sampled_from([1, 3]), st.sampled_from([1, 2]))
+def test_runs_across_words_with_maps(inst, min_leaf, calls):
+    X, y = inst
+    with scanned():
+        on = _fit(X, y, 2, calls, min_samples_leaf=min_leaf)
+        off = _fit(X, y, 2, 0, min_samples_leaf=min_leaf)
+    assert on.train_error_ == depth2_objective(X, y, min_samples_leaf=min_leaf)
+    _same(on, off, X)
+
+
+@settings(max_examples=n_examples(25), **SETTINGS)
+@given(st.integers(0, 2**16), st.integers(70, 200), st.integers(2, 4), st.sampled_from([2, 6, 10**6]))
+def test_depth_three_with_and_without_maps(seed, n, p, values):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, values, size=(n, p)).astype(np.float64)
+    y = ((X[:, 0] > np.median(X[:, 0])) ^ (rng.random(n) < 0.2)).astype(int)
+    with scanned():
+        on = _fit(X, y, 3, 1)
+        off = _fit(X, y, 3, 0)
+    _same(on, off, X)
