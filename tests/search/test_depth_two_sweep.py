@@ -14,19 +14,22 @@ from oracle import brute_force_objective, depth2_objective, recompute_objective
 
 from optimaltrees import OptimalTreeClassifier
 from optimaltrees.search.contree import search_tree
-from optimaltrees.search.engine._sorted import set_sweep_choice
+from optimaltrees.search.engine._sorted import set_map_choice, set_sweep_choice
 
 EPS = 1e-9
 
 
 @contextmanager
 def sweep(after: float):
-    """Sweeps after ``after`` x log2(rows) steps (0: at once, -1: never), restored after."""
+    """Sweeps after ``after`` x log2(rows) steps (0: at once, -1: never), restored
+    after; the side maps are off (where they are kept, nodes never sweep)."""
     old = set_sweep_choice(after)
+    old_maps = set_map_choice(0)
     try:
         yield
     finally:
         set_sweep_choice(old)
+        set_map_choice(old_maps)
 
 
 @st.composite
@@ -99,20 +102,24 @@ def _noisy(n, seed=0, p=5):
     return X, y
 
 
-def test_the_default_sweeps_a_flat_feature_and_finds_the_optimum():
+def test_without_maps_the_default_rule_sweeps_a_flat_feature():
     """On noisy rows the optimum's root feature has a flat cost landscape:
-    the default rule sweeps it (fewer depth-two scans than the interval
-    search) and both find the brute force's optimum."""
+    without side maps the default rule (1.5 x log2(rows) steps) sweeps it,
+    with fewer depth-two scans than the interval search; with them (the
+    default) nothing is swept.  All find the brute force's optimum."""
     X, y = _noisy(3000, p=3)
     expected = depth2_objective(X, y)
     with sweep(-1.0):
         plain = search_tree(X, y, 2, 2)
-    swept = search_tree(X, y, 2, 2)
+    with sweep(1.5):
+        swept = search_tree(X, y, 2, 2)
+    mapped = search_tree(X, y, 2, 2)
     assert swept.stats["sweeps"] >= 1 and plain.stats["sweeps"] == 0
+    assert mapped.stats["sweeps"] == 0 and mapped.stats["map_moves"] > 0
     assert swept.stats["d2_calls"] < plain.stats["d2_calls"]
-    assert swept.objective == plain.objective == expected
-    assert swept.lower_bound == expected
-    assert swept.tree.training_errors() == expected
+    for fit in (swept, plain, mapped):
+        assert fit.objective == fit.lower_bound == expected
+        assert fit.tree.training_errors() == expected
 
 
 def test_a_time_limit_inside_a_sweep_keeps_the_bound_valid():

@@ -87,8 +87,8 @@ def test_equal_sized_nodes_in_one_buffer_do_not_share_maps(depth, seed):
 
 @pytest.mark.parametrize("values, min_leaf, n", [(2, 1, 2500), (5, 7, 1500), (1000, 1, 2500), (40, 7, 600)])
 def test_sweeps_histograms_and_maps_together(values, min_leaf, n):
-    """The default solver mix (sweeps, histograms where they pay) with and
-    without maps, at depth three on up to a few thousand rows (leaf sizes
+    """The default solver mix with maps (histograms where they pay) against
+    the one without (sweeps, histograms), at depth three on up to a few thousand rows (leaf sizes
     switch the similarity bounds off: fewer rows)."""
     rng = np.random.default_rng(values + min_leaf)
     X = rng.integers(0, values, size=(n, 4)).astype(np.float64)
@@ -96,20 +96,46 @@ def test_sweeps_histograms_and_maps_together(values, min_leaf, n):
     y = ((X[:, 0] + X[:, 3] > values / 2) ^ (rng.random(n) < 0.1)).astype(int)
     on = _fit(X, y, 3, 2, min_samples_leaf=min_leaf)
     off = _fit(X, y, 3, 0, min_samples_leaf=min_leaf)
-    _same(on, off, X)
+    _same(on, off, X, search=False)
     assert recompute_objective(on.tree_, X, y) == on.train_error_
 
 
-def test_the_maps_count_in_the_search_memory():
+def test_the_maps_count_in_the_search_memory_and_replace_the_sweeps():
     """The maps (a position per row and feature, three bits) are allocated
-    with the engine, so the memory check before the search sees them."""
+    with the engine, so the memory check before the search sees them; a
+    layout with maps never sweeps, so it holds no sweep buffers (a segment
+    tree of 32-byte leaves over n ranks, four ints a row)."""
     n, p = 3000, 10
     X, y = _distinct(5, n, p)
     on = _fit(X, y, 2, 1)
     off = _fit(X, y, 2, 0)
     maps = n * p * 4 + 3 * p * ((n + 63) // 64) * 8
-    assert on.stats_["search_megabytes"] - off.stats_["search_megabytes"] == pytest.approx(maps / 2**20)
-    _same(on, off, X)
+    sweep = 4096 * 32 + 4 * n * 4
+    assert on.stats_["search_megabytes"] - off.stats_["search_megabytes"] == pytest.approx((maps - sweep) / 2**20)
+    assert on.stats_["sweeps"] == 0 and off.stats_["sweeps"] > 0
+    _same(on, off, X, search=False)
+
+
+def test_large_nodes_sweep_with_maps_too():
+    """Nodes of 2^14 rows and more still sweep a flat feature where they
+    keep maps (the sweep pays there); the optimum is the plain search's
+    (no maps, no sweeps)."""
+    from optimaltrees.search.engine._sorted import set_sweep_choice
+
+    rng = np.random.default_rng(3)
+    n = 20000
+    X = rng.normal(size=(n, 3))
+    y = ((X[:, 0] + 0.5 * X[:, 1] > 0) ^ (rng.random(n) < 0.1)).astype(int)
+    mapped = _fit(X, y, 2, 2)
+    old = set_sweep_choice(-1.0)
+    try:
+        plain = _fit(X, y, 2, 0)
+    finally:
+        set_sweep_choice(old)
+    assert mapped.stats_["sweeps"] >= 1 and mapped.stats_["map_moves"] > 0
+    assert plain.stats_["sweeps"] == 0 and plain.stats_["map_moves"] == 0
+    _same(mapped, plain, X, search=False)
+    assert recompute_objective(mapped.tree_, X, y) == mapped.train_error_
 
 
 def test_threads_keep_their_own_maps():

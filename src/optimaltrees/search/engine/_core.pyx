@@ -212,10 +212,10 @@ cdef class Engine:
         if isinstance(layout, SortedLayout):
             layout.reserve_pairs(max_depth, INFINITY if self.memory_budget == <size_t>-1
                                  else <double>self.memory_budget)
-            layout.reserve_sweep(INFINITY if self.memory_budget == <size_t>-1
-                                 else <double>self.memory_budget)
             layout.reserve_side_maps(INFINITY if self.memory_budget == <size_t>-1
                                      else <double>self.memory_budget)
+            layout.reserve_sweep(INFINITY if self.memory_budget == <size_t>-1
+                                 else <double>self.memory_budget)
         self.layout_bytes = layout.buffer_bytes
         self.n_subproblems = 0
         self.n_cache_hits = 0
