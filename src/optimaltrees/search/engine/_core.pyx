@@ -212,7 +212,7 @@ cdef class Engine:
         if isinstance(layout, SortedLayout):
             layout.reserve_pairs(max_depth, INFINITY if self.memory_budget == <size_t>-1
                                  else <double>self.memory_budget)
-            layout.reserve_side_maps(INFINITY if self.memory_budget == <size_t>-1
+            layout.reserve_side_maps(max_depth, INFINITY if self.memory_budget == <size_t>-1
                                      else <double>self.memory_budget)
             layout.reserve_sweep(INFINITY if self.memory_budget == <size_t>-1
                                  else <double>self.memory_budget)

@@ -91,7 +91,9 @@ cdef enum:
 def set_sweep_choice(double after) -> float:
     """Set when a depth-two node sweeps a root feature whole: after
     ``after`` x log2(rows) of ConTree's steps on it, a third of that on
-    small nodes (-1: never, 0: at once);
+    small nodes (-1: never, 0: at once).  Layouts that keep side maps
+    (:func:`set_map_choice`) read only -1 (never): their nodes sweep
+    from MAPS_SWEEP_ROWS rows, after MAPS_SWEEP_AFTER x log2(rows) steps;
     returns the old value.  For tests and benchmarks, which compare the
     sweep with ConTree's interval search on the same data."""
     global sweep_after
@@ -1025,7 +1027,7 @@ cdef class SortedLayout:
         (:meth:`reserve_side_maps`, called first), some node may be large
         enough to sweep (:data:`MAPS_SWEEP_ROWS`): with maps D2Split's scans
         cost less than a sweep on smaller nodes (never sweeping them, depth
-        4: raisin 17.3 -> 12.4 s, occupancy 3.5 -> 2.6 s).  Allocated at
+        4: raisin 18.1 -> 12.4 s, occupancy 3.8 -> 2.6 s).  Allocated at
         the first sweep, counted from now."""
         cdef size_t leaves = 1
         self.sweep_allowed = False
@@ -1043,11 +1045,13 @@ cdef class SortedLayout:
         self.sweep_bytes = b
         self.fixed_bytes = self.memory_bytes()
 
-    def reserve_side_maps(self, double budget_bytes):
+    def reserve_side_maps(self, int max_depth, double budget_bytes):
         """Let depth-two nodes keep their side maps between D2Split calls
-        (two classes, unweighted rows) when they take at most a quarter of
-        ``budget_bytes`` (the memory limit; INFINITY: none): a position per
-        row and feature, and three bits.  Allocated now."""
+        (two classes, unweighted rows, depth two and more) when they take at
+        most a quarter of ``budget_bytes`` (the memory limit; INFINITY:
+        none) and leave at least half of it beside the layout's buffers (a
+        limit the search met without maps still holds): a position per row
+        and feature, and three bits.  Allocated now."""
         cdef size_t words = (<size_t>self.n + 63) // 64, b
         self.maps_allowed = False
         self.maps_bytes = 0
@@ -1060,11 +1064,11 @@ cdef class SortedLayout:
         self.map_side.clear()
         self.map_label.clear()
         self.map_change.clear()
-        if self.weighted or self.K != 2 or self.n < 2 or maps_after <= 0:
-            self.fixed_bytes = self.memory_bytes()
+        self.fixed_bytes = self.memory_bytes()
+        if self.weighted or self.K != 2 or self.n < 2 or maps_after <= 0 or max_depth < 2:
             return
         b = <size_t>self.n * self.p * sizeof(int32_t) + 3 * words * self.p * sizeof(uint64_t)
-        if <double>b > budget_bytes / 4:
+        if <double>b > budget_bytes / 4 or <double>(self.fixed_bytes + b) > budget_bytes / 2:
             self.fixed_bytes = self.memory_bytes()
             return
         self.map_at.resize(<size_t>self.n * self.p)
