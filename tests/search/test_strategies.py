@@ -279,3 +279,24 @@ def test_idle_restarts_reach_the_proof_in_few_restarts(strategy):
     model = OptimalTreeClassifier(max_depth=3, search=strategy).fit(X, y)
     assert model.is_optimal_ and model.objective_ == exact.objective_
     assert model.stats_["restarts"] <= 40
+
+
+def test_the_greedy_first_pass_stays_within_a_memory_limit_the_search_meets():
+    """The greedy first pass (any fit with a time limit) keeps each feature's
+    best split only, not every threshold of every feature (16 bytes each:
+    more than the data's own buffers on wide data), so a limit the search's
+    buffers meet is not overrun before the search starts."""
+    import re
+    import warnings
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(5000, 100))
+    y = (X[:, 0] + rng.normal(size=5000) > 0).astype(int)
+    with pytest.raises(ValueError, match="MB the search's buffers need") as err:
+        OptimalTreeClassifier(max_depth=3, memory_limit=0.01).fit(X, y)
+    need = float(re.search(r"below the ([0-9.]+) MB", str(err.value)).group(1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)      # (stopped at the time limit)
+        fit = OptimalTreeClassifier(max_depth=3, memory_limit=need * 1.1, time_limit=2).fit(X, y)
+    assert not fit.memory_out_
+    assert fit.stats_["search_megabytes"] <= need * 1.1
