@@ -361,7 +361,8 @@ def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
 
         run = run_restarts(
             engines[0], strategy, schedule, time_left=time_left, known_lb=known, gap=float(max_gap),
-            on_restart=on_restart, stopped=lambda: state["stop"] or bool(engines[0].interrupted))
+            on_restart=on_restart, stopped=lambda: state["stop"] or bool(engines[0].interrupted),
+            thresholds=bool(enc.rank.size) and int(enc.rank.max()) > 1)
         restart_log = run.log
         outcomes = [SolveOutcome(run.objective, run.lower_bound, run.root, run.timed_out)]
     # every root feature was searched by exactly one engine: the global lower
@@ -402,6 +403,7 @@ def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
     if restart_log is not None:
         stats["restarts"] = restart_log.restarts
         stats["rule_cuts"] = restart_log.rule_cuts
+        stats["proof_slices"] = restart_log.proof_slices
     return SearchResult(tree, float(objective) + offset, float(lower_bound) + offset,
                         bool(timed_out), time.perf_counter() - start, stats, interrupted,
                         stopped, trace, trace_trees, memory_out)

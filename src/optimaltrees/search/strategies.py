@@ -21,6 +21,7 @@ in the engine (``engine/_rules.pyx``); nothing else names strategies.
 from __future__ import annotations
 
 import math
+import time
 from dataclasses import dataclass
 from itertools import count
 from typing import Callable, Iterator
@@ -30,6 +31,8 @@ from optimaltrees.search.engine import RULES, Engine
 SCHEDULES = ("monotonic", "exponential", "luby")
 PURITY_STEP = 0.002                       # CA-DL8.5's purity threshold step
 GAIN_STEP_FALLBACK = 1e-3                 # when the greedy pass cut no gain gap
+PROOF_SHARE = 0.5                         # candidate rules: a third of the time in proof slices
+FIRST_PROOF_SLICE = 0.01                  # seconds; each slice doubles the last
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,7 @@ class Strategy:
     greedy_rule: int | None = None              # the first restart's rule, when not ``rule``
     calibrate: Callable[[Engine], float] | None = None   # after the greedy restart: the step
     cuts_nothing_beyond: float = math.inf       # a budget above this cannot cut: go exhaustive
+    proof_share: float = 0.0                    # proof slices' time per second of rule restarts
 
     @property
     def anytime(self) -> bool:
@@ -67,10 +71,11 @@ STRATEGIES: dict[str, Strategy] = {s.name: s for s in (
     # the greedy pass first (a tree at once), then the purity thresholds
     Strategy("purity", RULES["purity"], budget=lambda level, step: PURITY_STEP * step * level,
              greedy_rule=RULES["top-k"], cuts_nothing_beyond=1.0),
-    Strategy("gain", RULES["gain"], budget=lambda level, step: step * level, calibrate=_gain_step),
-    Strategy("discrepancy", RULES["discrepancy"]),
-    Strategy("top-k", RULES["top-k"]),
-    Strategy("top-k*", RULES["top-k*"]),
+    Strategy("gain", RULES["gain"], budget=lambda level, step: step * level, calibrate=_gain_step,
+             proof_share=PROOF_SHARE),
+    Strategy("discrepancy", RULES["discrepancy"], proof_share=PROOF_SHARE),
+    Strategy("top-k", RULES["top-k"], proof_share=PROOF_SHARE),
+    Strategy("top-k*", RULES["top-k*"], proof_share=PROOF_SHARE),
 )}
 
 
@@ -125,8 +130,9 @@ def schedule_values(schedule: str) -> Iterator[int]:
 
 @dataclass
 class RestartLog:
-    restarts: int = 0
+    restarts: int = 0          # solves under the rule (the greedy one included)
     rule_cuts: int = 0
+    proof_slices: int = 0      # exhaustive solves with a slice's time limit
 
 
 @dataclass(frozen=True)
@@ -142,20 +148,42 @@ class RestartOutcome:
 
 def run_restarts(engine: Engine, strategy: str, schedule: str, *, time_left: Callable[[], float],
                  known_lb: float, gap: float, on_restart: Callable[[int, float, float], None],
-                 stopped: Callable[[], bool]) -> RestartOutcome:
+                 stopped: Callable[[], bool], thresholds: bool = True) -> RestartOutcome:
     """Restart ``engine`` under the strategy's rule until the incumbent is proven
     optimal, time runs out or ``stopped()``.  ``on_restart(index, incumbent,
-    lower_bound)`` is called after every restart."""
+    lower_bound)`` is called after every restart.  ``thresholds``: some
+    feature has more than one split (numeric data), which the candidate
+    rules try one by one; only then do they take proof slices (on 0/1 data
+    a node's candidates are its features, as in the exhaustive search)."""
     plan = STRATEGIES[strategy]
     run = _Run(known_lb)
     try:
-        run.loop(engine, plan, schedule, time_left, gap, on_restart, stopped)
+        run.loop(engine, plan, schedule, time_left, gap, on_restart, stopped,
+                 plan.proof_share if thresholds else 0.0)
     except KeyboardInterrupt:
         # Ctrl-C between two restarts (inside one, the engine handles it):
         # keep the incumbent, as an interrupted search does
         engine.interrupted = True
         run.timed_out = False
     return RestartOutcome(run.best_val, run.best_root, run.lower, run.timed_out, run.log)
+
+
+class _ProofSlices:
+    """When the next proof slice is due and how long it may run: it doubles
+    the last one, or makes up what the slices are behind their share."""
+
+    def __init__(self, share: float):
+        self.share = share
+        self.rule_seconds = 0.0          # spent in restarts under the rule
+        self.slice_seconds = 0.0         # spent in proof slices
+        self.last = FIRST_PROOF_SLICE / 2.0
+
+    def due(self) -> bool:
+        return self.share > 0 and self.slice_seconds <= self.share * self.rule_seconds
+
+    def next_limit(self) -> float:
+        self.last = max(2.0 * self.last, self.share * self.rule_seconds - self.slice_seconds)
+        return self.last
 
 
 class _Run:
@@ -168,10 +196,22 @@ class _Run:
         self.timed_out = False
         self.log = RestartLog()
 
-    def loop(self, engine, plan: Strategy, schedule, time_left, gap, on_restart, stopped) -> None:
+    def _take(self, out, index: int, on_restart) -> None:
+        """A solve's tree and bound into the run's incumbent and bound."""
+        if out.objective < self.best_val:
+            self.best_val, self.best_root = out.objective, out.root
+        self.lower = max(self.lower, out.lower_bound)
+        on_restart(index, self.best_val, self.lower)
+
+    def _proven(self, gap: float) -> bool:
+        return self.lower >= self.best_val - gap - 1e-9
+
+    def loop(self, engine, plan: Strategy, schedule, time_left, gap, on_restart, stopped,
+             proof_share: float) -> None:
         step = 1.0
         levels = schedule_values(schedule)
         exhaustive = False
+        slices = _ProofSlices(proof_share)
         for restart in count(0):
             level = next(levels)
             if exhaustive:
@@ -185,18 +225,17 @@ class _Run:
                 self.timed_out = True
                 return
             before = (self.best_val, self.lower)
+            t0 = time.perf_counter()
             out = engine.solve(remaining, self.lower, self.best_val)
+            slices.rule_seconds += time.perf_counter() - t0
             self.log.restarts += 1
             cuts = int(engine.n_rule_cuts)
             self.log.rule_cuts += cuts
-            if out.objective < self.best_val:
-                self.best_val, self.best_root = out.objective, out.root
-            self.lower = max(self.lower, out.lower_bound)
-            on_restart(restart, self.best_val, self.lower)
+            self._take(out, restart, on_restart)
             if out.aborted:
                 self.timed_out = not stopped()
                 return
-            if self.lower >= self.best_val - gap - 1e-9:
+            if self._proven(gap):
                 return
             if cuts == 0 and not exhaustive:
                 # nothing was cut: that restart was the exhaustive search (its bound
@@ -216,3 +255,36 @@ class _Run:
                 step *= 2.0
             if plan.budget(level, step) > plan.cuts_nothing_beyond:
                 exhaustive = True
+            if not exhaustive and slices.due():
+                verdict = self._proof_slice(engine, slices, restart, time_left, gap, on_restart, stopped)
+                if verdict == _OVER:
+                    return
+                exhaustive = verdict == _SLICE_COMPLETE
+
+    def _proof_slice(self, engine, slices: _ProofSlices, index: int, time_left, gap, on_restart,
+                     stopped) -> int:
+        """One exhaustive solve within the next slice's time limit."""
+        remaining = time_left()
+        if remaining <= 0:
+            self.timed_out = True
+            return _OVER
+        limit = min(slices.next_limit(), remaining)
+        engine.set_rule(RULES["exhaustive"], 0.0)
+        t0 = time.perf_counter()
+        out = engine.solve(limit, self.lower, self.best_val)
+        slices.slice_seconds += time.perf_counter() - t0
+        self.log.proof_slices += 1
+        self._take(out, index, on_restart)
+        if self._proven(gap):
+            return _OVER
+        if not out.aborted:
+            # a whole exhaustive solve that proved nothing: a memory-capped
+            # cache; the restarts go on exhaustive, as when a rule cuts nothing
+            return _SLICE_COMPLETE
+        if limit >= remaining or stopped() or engine.memory_out:
+            self.timed_out = not stopped()
+            return _OVER
+        return _SLICE_STOPPED
+
+
+_OVER, _SLICE_STOPPED, _SLICE_COMPLETE = range(3)   # what a proof slice leaves the run
