@@ -315,7 +315,7 @@ def test_candidate_rules_prove_numeric_sets_within_proof_slices(strategy):
     assert model.stats_["restarts"] >= 2          # the rule ran too: not the exhaustive search alone
 
 
-@pytest.mark.parametrize("strategy", ["blossom", "purity", "exhaustive"])
+@pytest.mark.parametrize("strategy", ["blossom", "purity"])
 def test_strategies_that_search_intervals_take_no_proof_slices(strategy):
     X, y = load_continuous("bank")
     model = OptimalTreeClassifier(max_depth=3, search=strategy).fit(X, y)
@@ -334,8 +334,12 @@ def test_no_proof_slices_on_binary_data(strategy):
 
 class _ScriptedEngine:
     """An engine whose solves follow a script (one entry per solve): what the
-    restart loop sees, without a search.  Records each solve's rule and
-    time limit."""
+    restart loop sees, without a search.  Its own clock makes the loop's
+    timing exact: a rule restart takes 0.25 s, a slice its whole limit when
+    it stops there, 1 ms when it ends.  Records each solve's kind, time
+    limit and the bound and incumbent it was given."""
+
+    RULE_SECONDS = 0.25
 
     def __init__(self, script, cuts=1):
         self.script = list(script)
@@ -346,6 +350,10 @@ class _ScriptedEngine:
         self.interrupted = False
         self.n_rule_cuts = 0
         self.min_cut_gap = 1e-3
+        self.now = 0.0
+
+    def perf_counter(self):
+        return self.now
 
     def set_rule(self, rule, budget):
         self.rule = rule
@@ -355,54 +363,72 @@ class _ScriptedEngine:
 
         objective, lb, aborted, memory_out = self.script.pop(0)
         exhaustive = self.rule == RULES["exhaustive"]
-        self.calls.append(("slice" if exhaustive else "rule", limit))
+        self.calls.append(("slice" if exhaustive else "rule", limit, lower, upper))
+        self.now += (limit if aborted else 0.001) if exhaustive else self.RULE_SECONDS
         self.n_rule_cuts = 0 if exhaustive else self.cuts
         self.memory_out = memory_out
         return SolveOutcome(objective, lb, 7, aborted)
 
 
-def _run(engine, strategy="top-k", left=100.0):
-    from optimaltrees.search.strategies import run_restarts
+def _run(engine, monkeypatch, strategy="top-k", left=100.0):
+    import types
 
-    return run_restarts(engine, strategy, "luby", time_left=lambda: left, known_lb=0.0, gap=0.0,
-                        on_restart=lambda *a: None, stopped=lambda: False)
+    from optimaltrees.search import strategies
+
+    monkeypatch.setattr(strategies, "time", types.SimpleNamespace(perf_counter=engine.perf_counter))
+    return strategies.run_restarts(engine, strategy, "luby", time_left=lambda: left, known_lb=0.0,
+                                   gap=0.0, on_restart=lambda *a: None, stopped=lambda: False)
 
 
-def test_a_proof_slice_stopped_by_its_own_limit_lets_the_restarts_go_on():
+def test_a_proof_slice_stopped_by_its_own_limit_lets_the_restarts_go_on(monkeypatch):
     ok, stop, mem = (False, False), (True, False), (True, True)
     engine = _ScriptedEngine([(30, 0, *ok), (30, 5, *stop), (25, 0, *ok), (25, 12, *stop),
                               (24, 0, *ok), (24, 24, *ok)])
-    out = _run(engine)
-    kinds = [k for k, _ in engine.calls]
-    assert kinds == ["rule", "slice", "rule", "slice", "rule", "slice"]
-    # the slices' limits double (or make up their share of the restarts' time)
-    limits = [t for k, t in engine.calls if k == "slice"]
-    assert limits[1] >= 2 * limits[0] and limits[2] >= 2 * limits[1]
+    out = _run(engine, monkeypatch)
+    assert [c[0] for c in engine.calls] == ["rule", "slice", "rule", "slice", "rule", "slice"]
+    # each slice makes up its share of the rule restarts' time (half of it), at
+    # least doubling the last: 0.125 s after 0.25 s of restarts, then 0.25, 0.5
+    assert [c[1] for c in engine.calls if c[0] == "slice"] == [0.125, 0.25, 0.5]
+    # each solve starts from the run's bound and incumbent: a stopped slice's bound is kept
+    assert [(c[2], c[3]) for c in engine.calls] == [(0, float("inf")), (0, 30), (5, 30), (5, 25),
+                                                    (12, 25), (12, 24)]
     assert out.objective == 24 and out.lower_bound == 24 and not out.timed_out
     assert out.log.proof_slices == 3 and out.log.restarts == 3
-    # a stopped slice's bound is kept
+    # a rule restart stopped by the memory limit ends the run, with the slice's bound
     engine = _ScriptedEngine([(30, 0, *ok), (30, 5, *stop), (25, 0, *mem)])
-    out = _run(engine)
+    out = _run(engine, monkeypatch)
     assert out.lower_bound == 5 and out.objective == 25 and out.timed_out
     # a slice stopped by the memory limit ends the run (the next would stop too)
     engine = _ScriptedEngine([(30, 0, *ok), (30, 6, *mem)])
-    out = _run(engine)
+    out = _run(engine, monkeypatch)
     assert out.lower_bound == 6 and len(engine.calls) == 2
 
 
-def test_a_proof_slice_at_the_fits_time_limit_ends_the_run():
+def test_no_slice_while_the_slices_are_ahead_of_their_share(monkeypatch):
+    """The first slice runs at least 10 ms: after rule restarts of 1/256 s it
+    is ahead of its share, and the next comes once the restarts have had
+    twice the slices' time (after the sixth restart: 6/256 s > 2 x 10 ms)."""
+    ok, stop = (False, False), (True, False)
+    engine = _ScriptedEngine([(30, 0, *ok), (30, 0, *stop)] + [(29, 0, *ok)] * 5 + [(29, 29, *ok)])
+    engine.RULE_SECONDS = 1 / 256
+    out = _run(engine, monkeypatch)
+    assert [c[0] for c in engine.calls] == ["rule", "slice"] + ["rule"] * 5 + ["slice"]
+    assert engine.calls[1][1] == 0.01 and out.lower_bound == 29
+
+
+def test_a_proof_slice_at_the_fits_time_limit_ends_the_run(monkeypatch):
     engine = _ScriptedEngine([(30, 0, False, False), (30, 3, True, False)])
-    out = _run(engine, left=0.005)        # less than the first slice's 10 ms
-    assert [k for k, _ in engine.calls] == ["rule", "slice"]
+    out = _run(engine, monkeypatch, left=0.005)      # less than the slice's share
+    assert [c[0] for c in engine.calls] == ["rule", "slice"]
     assert engine.calls[1][1] == pytest.approx(0.005)
     assert out.timed_out and out.lower_bound == 3
 
 
-def test_a_whole_proof_slice_that_proves_nothing_makes_the_restarts_exhaustive():
+def test_a_whole_proof_slice_that_proves_nothing_makes_the_restarts_exhaustive(monkeypatch):
     """Only a memory-capped cache leaves a gap after a whole exhaustive
     solve; the restarts then go on exhaustively, as when a rule cuts nothing."""
     engine = _ScriptedEngine([(30, 0, False, False), (30, 10, False, False), (28, 28, False, False)])
-    out = _run(engine)
-    assert [k for k, _ in engine.calls] == ["rule", "slice", "slice"]
+    out = _run(engine, monkeypatch)
+    assert [c[0] for c in engine.calls] == ["rule", "slice", "slice"]
     assert engine.calls[2][1] == 100.0      # an exhaustive restart, not a slice: the time left
     assert out.objective == 28 and out.lower_bound == 28

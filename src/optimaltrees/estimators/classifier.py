@@ -99,10 +99,12 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
           cumulative Gini-gain gap, node purity).  On numeric features the
           candidate splits are the thresholds, ranked round-robin over features;
           as a rule admits them one by one, discrepancy, top-k, top-k* and gain
-          give a third of their time to *proof slices* (the exhaustive search
-          under a time limit doubling from slice to slice), so they prove the
-          optimum within a small factor of the exhaustive search's time and
-          their lower bound rises at a time limit (``stats_["proof_slices"]``).
+          run *proof slices* between restarts (the exhaustive search under a
+          time limit doubling from slice to slice, whenever the slices have
+          had less than half the restarts' time), so their lower bound rises
+          and they prove the optimum within a small factor of the exhaustive
+          search's time while restarts are short (one long restart delays the
+          next slice); ``stats_["proof_slices"]`` counts them.
     schedule : {"monotonic", "exponential", "luby"}, default="luby"
         How an anytime strategy relaxes its rule between restarts.
     callback : callable or None, default=None
