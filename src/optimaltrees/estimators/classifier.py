@@ -101,10 +101,11 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
           as a rule admits them one by one, discrepancy, top-k, top-k* and gain
           run *proof slices* between restarts (the exhaustive search under a
           time limit doubling from slice to slice, whenever the slices have
-          had less than half the restarts' time), so their lower bound rises
-          and they prove the optimum within a small factor of the exhaustive
-          search's time while restarts are short (one long restart delays the
-          next slice); ``stats_["proof_slices"]`` counts them.
+          had less than half the restarts' time; a restart may run twice the
+          last slice's share, and one stopped there runs again after the
+          slice), so their lower bound rises and they prove the optimum within
+          a small factor of the exhaustive search's time;
+          ``stats_["proof_slices"]`` and ``stats_["capped_restarts"]`` count them.
     schedule : {"monotonic", "exponential", "luby"}, default="luby"
         How an anytime strategy relaxes its rule between restarts.
     callback : callable or None, default=None

@@ -404,6 +404,7 @@ def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
         stats["restarts"] = restart_log.restarts
         stats["rule_cuts"] = restart_log.rule_cuts
         stats["proof_slices"] = restart_log.proof_slices
+        stats["capped_restarts"] = restart_log.capped
     return SearchResult(tree, float(objective) + offset, float(lower_bound) + offset,
                         bool(timed_out), time.perf_counter() - start, stats, interrupted,
                         stopped, trace, trace_trees, memory_out)
