@@ -181,6 +181,29 @@ def test_callback_sees_progress_and_can_stop():
     assert clf.objective_ == pytest.approx(improved[-1].objective)
 
 
+def test_periodic_progress_runs_across_short_restarts_and_slices():
+    """The progress hook's clock used to restart with every solve: with
+    restarts and slices of a few hundredths of a second, the periodic calls
+    (every 0.5 s) of a 3 s fit came at 1.38, 2.3 and 2.8 s.  Now at 0.5,
+    1.0, ... 2.5 s."""
+    import time as clock
+
+    X, y = load_continuous("magic")
+    periodic = []
+    start = clock.perf_counter()
+
+    def callback(progress):
+        if not progress.improved:
+            periodic.append(clock.perf_counter() - start)
+        return True
+
+    clf = OptimalTreeClassifier(max_depth=4, search="top-k*", time_limit=3, callback=callback)
+    with pytest.warns(UserWarning, match="time_limit"):
+        clf.fit(X, y)
+    assert clf.stats_["proof_slices"] >= 2
+    assert len(periodic) >= 4, periodic
+
+
 @pytest.mark.parametrize("strategy", [s for s in STRATEGIES if s != "exhaustive"])
 def test_greedy_first_tree_on_binary_data_counts_no_pairs(strategy):
     """The first restart must give a tree at once: its depth-two nodes take the
@@ -319,7 +342,7 @@ def test_candidate_rules_prove_numeric_sets_within_proof_slices(strategy):
 def test_strategies_that_search_intervals_take_no_proof_slices(strategy):
     X, y = load_continuous("bank")
     model = OptimalTreeClassifier(max_depth=3, search=strategy).fit(X, y)
-    assert model.is_optimal_ and model.stats_.get("proof_slices", 0) == 0
+    assert model.is_optimal_ and model.stats_["proof_slices"] == model.stats_["capped_restarts"] == 0
 
 
 @pytest.mark.parametrize("strategy", ["discrepancy", "top-k*"])
@@ -328,16 +351,17 @@ def test_no_proof_slices_on_binary_data(strategy):
     exhaustive search: the rule reaches it without slices."""
     X, y = load_binary(BINARY_SETS[0])
     model = OptimalTreeClassifier(max_depth=3, search=strategy).fit(X, y)
-    assert model.is_optimal_ and model.stats_["proof_slices"] == 0
+    assert model.is_optimal_ and model.stats_["proof_slices"] == model.stats_["capped_restarts"] == 0
     assert model.stats_["restarts"] >= 2
 
 
 class _ScriptedEngine:
     """An engine whose solves follow a script (one entry per solve): what the
     restart loop sees, without a search.  Its own clock makes the loop's
-    timing exact: a rule restart takes 0.25 s, a slice its whole limit when
-    it stops there, 1 ms when it ends.  Records each solve's kind, time
-    limit and the bound and incumbent it was given."""
+    timing exact: a solve that stops takes its whole limit; one that ends
+    takes 0.25 s under the rule, 1 ms as a slice.  Records each solve's
+    kind, time limit, the bound and incumbent it was given, and the rule's
+    budget."""
 
     RULE_SECONDS = 0.25
 
@@ -345,6 +369,7 @@ class _ScriptedEngine:
         self.script = list(script)
         self.calls = []
         self.rule = None
+        self.budget = None
         self.cuts = cuts
         self.memory_out = False
         self.interrupted = False
@@ -376,8 +401,9 @@ def _run(engine, monkeypatch, strategy="top-k", left=100.0):
     from optimaltrees.search import strategies
 
     monkeypatch.setattr(strategies, "time", types.SimpleNamespace(perf_counter=engine.perf_counter))
-    return strategies.run_restarts(engine, strategy, "luby", time_left=lambda: left, known_lb=0.0,
-                                   gap=0.0, on_restart=lambda *a: None, stopped=lambda: False)
+    return strategies.run_restarts(engine, strategy, "luby", time_left=lambda: left - engine.now,
+                                   known_lb=0.0, gap=0.0, on_restart=lambda *a: None,
+                                   stopped=lambda: False)
 
 
 def test_a_proof_slice_stopped_by_its_own_limit_lets_the_restarts_go_on(monkeypatch):
@@ -431,12 +457,36 @@ def test_a_restart_stopped_at_its_cap_is_run_again_after_a_slice(monkeypatch):
     assert [c[1] for c in rules] == [100.0, 0.5, 1.0]
     assert rules[1][4] == rules[2][4] > rules[0][4]       # the capped restart's budget again
     assert [c[1] for c in engine.calls if c[0] == "slice"] == [0.125, 0.25, 0.5]
-    assert out.log.capped == 1 and out.log.restarts == 3 and out.lower_bound == 28
+    assert out.log.capped == 1 and out.log.restarts == 3
+    assert out.objective == out.lower_bound == 28 and not out.timed_out
+
+
+def test_a_capped_level_is_judged_idle_from_its_first_attempt(monkeypatch):
+    """The capped attempt found 29 (the greedy tree had 30) and its repeat
+    nothing more: the level moved the incumbent, so the step is not doubled
+    and the next level's budget is 2, as when the level runs in one go."""
+    ok, stop = (False, False), (True, False)
+    engine = _ScriptedEngine([(30, 0, *ok), (30, 2, *stop), (29, 2, *stop), (29, 2, *stop),
+                              (29, 2, *ok), (29, 2, *stop), (28, 28, *ok)])
+    out = _run(engine, monkeypatch)
+    assert [c[0] for c in engine.calls] == ["rule", "slice"] * 3 + ["rule"]
+    assert [c[4] for c in engine.calls if c[0] == "rule"] == [0.0, 1.0, 1.0, 2.0]
+    assert out.objective == out.lower_bound == 28
+
+
+def test_a_capped_restart_at_the_fits_time_limit_ends_the_run(monkeypatch):
+    """Its limit is the time left (below its cap): stopped there, the fit
+    timed out, and no slice follows."""
+    engine = _ScriptedEngine([(30, 0, False, False), (30, 2, True, False), (29, 2, True, False)])
+    out = _run(engine, monkeypatch, left=0.6)
+    assert [c[0] for c in engine.calls] == ["rule", "slice", "rule"]
+    assert engine.calls[2][1] == pytest.approx(0.6 - 0.25 - 0.125)
+    assert out.timed_out and out.objective == 29 and out.lower_bound == 2 and out.log.capped == 0
 
 
 def test_a_proof_slice_at_the_fits_time_limit_ends_the_run(monkeypatch):
     engine = _ScriptedEngine([(30, 0, False, False), (30, 3, True, False)])
-    out = _run(engine, monkeypatch, left=0.005)      # less than the slice's share
+    out = _run(engine, monkeypatch, left=0.255)      # 5 ms left after the greedy restart: less than the slice's share
     assert [c[0] for c in engine.calls] == ["rule", "slice"]
     assert engine.calls[1][1] == pytest.approx(0.005)
     assert out.timed_out and out.lower_bound == 3
@@ -448,5 +498,6 @@ def test_a_whole_proof_slice_that_proves_nothing_makes_the_restarts_exhaustive(m
     engine = _ScriptedEngine([(30, 0, False, False), (30, 10, False, False), (28, 28, False, False)])
     out = _run(engine, monkeypatch)
     assert [c[0] for c in engine.calls] == ["rule", "slice", "slice"]
-    assert engine.calls[2][1] == 100.0      # an exhaustive restart, not a slice: the time left
+    # an exhaustive restart, not a slice: all the time left
+    assert engine.calls[2][1] == pytest.approx(100 - 0.25 - 0.001)
     assert out.objective == 28 and out.lower_bound == 28

@@ -241,6 +241,8 @@ class _Run:
         for restart in count(0):
             if not repeat:
                 level = next(levels)
+                # a level run again after its cap is judged idle or not from its first attempt
+                before = (self.best_val, self.lower)
             repeat = False
             if exhaustive:
                 engine.set_rule(RULES["exhaustive"], 0.0)
@@ -252,7 +254,6 @@ class _Run:
             if remaining <= 0:
                 self.timed_out = True
                 return
-            before = (self.best_val, self.lower)
             # with slices, a restart may not run longer than a few slices (the
             # greedy restart, which must give the first tree, excepted)
             limit = remaining if exhaustive or restart == 0 else min(remaining, slices.rule_cap())

@@ -74,6 +74,7 @@ cdef class RunControl:
         self.hook = None
         self.hook_error = None
         self.hook_every = 0.5
+        self.next_hook = INFINITY
         self.t_limit = INFINITY
 
     def share_root_with(self, SharedRoot shared):
@@ -84,6 +85,7 @@ cdef class RunControl:
         self.hook = hook
         self.has_hook = hook is not None
         self.hook_every = every
+        self.next_hook = INFINITY
 
     def raise_hook_error(self):
         """Re-raise what the hook raised during the last solve, if anything."""
@@ -106,7 +108,10 @@ cdef class RunControl:
         self.poll_signals = threading.current_thread() is threading.main_thread()
         self.next_poll = self.t_start + 0.1
         self.next_memory_check = self.t_start
-        self.next_hook = self.t_start + self.hook_every
+        # the hook's clock runs across solves: restarts and proof slices of a
+        # few hundredths of a second each must not put off every periodic call
+        if self.t_start + self.hook_every < self.next_hook:
+            self.next_hook = self.t_start + self.hook_every
 
     cdef bint expired(self, double t) noexcept nogil:
         """True once the search must stop: time limit, a stop request from a
