@@ -273,30 +273,26 @@ class _Run:
                 # stopped at its cap: a slice, then the same restart with a larger cap
                 repeat = True
                 self.log.capped += 1
-                verdict = self._proof_slice(engine, slices, restart, time_left, gap, on_restart, stopped)
-                if verdict == _OVER:
-                    return
-                exhaustive = verdict == _SLICE_COMPLETE
-                continue
-            if cuts == 0 and not exhaustive:
-                # nothing was cut: that restart was the exhaustive search (its bound
-                # proves the incumbent); only a memory-capped cache can leave a gap
-                exhaustive = True
-            if restart == 0 and plan.calibrate is not None:
-                step = plan.calibrate(engine)
-            elif cuts > 0 and (self.best_val, self.lower) == before:
-                # a restart that moved neither bound doubles the step, so the
-                # exhaustive search comes after a bounded number of idle
-                # restarts.  gain's calibrated step is the smallest gap the
-                # greedy pass cut (occupancy: 3e-7 of a node's weight; tiny
-                # weights far less): millions of restarts, a fit that never
-                # ended.  top-k and discrepancy crept up one level a restart
-                # on a Luby schedule: 250 rows x 4 features at depth 3, proven
-                # in 10 ms exhaustively, had no bound after 160 restarts (25 s)
-                step *= 2.0
-            if plan.budget(level, step) > plan.cuts_nothing_beyond:
-                exhaustive = True
-            if not exhaustive and slices.due():
+            else:
+                if cuts == 0 and not exhaustive:
+                    # nothing was cut: that restart was the exhaustive search (its bound
+                    # proves the incumbent); only a memory-capped cache can leave a gap
+                    exhaustive = True
+                if restart == 0 and plan.calibrate is not None:
+                    step = plan.calibrate(engine)
+                elif cuts > 0 and (self.best_val, self.lower) == before:
+                    # a restart that moved neither bound doubles the step, so the
+                    # exhaustive search comes after a bounded number of idle
+                    # restarts.  gain's calibrated step is the smallest gap the
+                    # greedy pass cut (occupancy: 3e-7 of a node's weight; tiny
+                    # weights far less): millions of restarts, a fit that never
+                    # ended.  top-k and discrepancy crept up one level a restart
+                    # on a Luby schedule: 250 rows x 4 features at depth 3, proven
+                    # in 10 ms exhaustively, had no bound after 160 restarts (25 s)
+                    step *= 2.0
+                if plan.budget(level, step) > plan.cuts_nothing_beyond:
+                    exhaustive = True
+            if not exhaustive and (repeat or slices.due()):
                 verdict = self._proof_slice(engine, slices, restart, time_left, gap, on_restart, stopped)
                 if verdict == _OVER:
                     return
