@@ -93,3 +93,67 @@ def test_runs_across_words_keep_the_exact_optimum(inst, min_leaf):
         clf = OptimalTreeClassifier(max_depth=2, min_samples_leaf=min_leaf).fit(X, y)
     assert clf.is_optimal_
     assert clf.train_error_ == depth2_objective(X, y, min_samples_leaf=min_leaf)
+
+
+@contextmanager
+def select_mode(mode: str):
+    """The scan's r-th-set-bit search forced to ``mode`` (PDEP or popcounts)."""
+    from optimaltrees.search.engine._sorted import set_select_choice
+
+    old = set_select_choice(mode)
+    try:
+        yield
+    finally:
+        set_select_choice(old)
+
+
+def _select_modes() -> list[str]:
+    """The portable search always; PDEP where this CPU has the instruction."""
+    from optimaltrees.search.engine._sorted import set_select_choice
+
+    modes = ["portable"]
+    old = set_select_choice("portable")
+    try:
+        set_select_choice("pdep")
+        modes.append("pdep")
+    except ValueError:          # no BMI2 here: the default is the portable search too
+        pass
+    finally:
+        set_select_choice(old)
+    return modes
+
+
+@settings(max_examples=n_examples(300), **SETTINGS)
+@given(st.integers(1, 2**64 - 1), st.data())
+def test_select_bit_finds_the_rth_set_bit(word, data):
+    from optimaltrees.search.engine._sorted import select_bit
+
+    ones = [i for i in range(64) if word >> i & 1]
+    r = data.draw(st.integers(0, len(ones) - 1))
+    for mode in _select_modes():
+        with select_mode(mode):
+            assert select_bit(word, r) == (ones[r], ones[r])
+
+
+def test_select_bit_refuses_a_rank_past_the_popcount():
+    from optimaltrees.search.engine._sorted import select_bit, set_select_choice
+
+    with pytest.raises(ValueError, match="popcount"):
+        select_bit(0b1011, 3)
+    with pytest.raises(ValueError, match="select mode"):
+        set_select_choice("fast")
+
+
+@pytest.mark.parametrize("mode", _select_modes())
+@pytest.mark.parametrize("values", [2, 40, 1000])
+def test_both_selects_give_the_exact_optimum(mode, values):
+    """The scan with either search (the full suite runs the CPU's default)."""
+    X, y = _runs(values, 257, 3, values, 0.3)
+    with scanned(), select_mode(mode):
+        clf = OptimalTreeClassifier(max_depth=2).fit(X, y)
+    assert clf.is_optimal_ and clf.train_error_ == depth2_objective(X, y)
+    X, y = _runs(values + 1, 700, 4, values, 0.5)
+    with select_mode(mode):
+        deep = OptimalTreeClassifier(max_depth=3).fit(X, y)
+    with select_mode("portable"):
+        assert deep.is_optimal_ and deep.train_error_ == OptimalTreeClassifier(max_depth=3).fit(X, y).train_error_

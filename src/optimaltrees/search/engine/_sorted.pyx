@@ -285,22 +285,99 @@ cdef struct BitCursor:       # one child's state along a two-class D2Split scan 
     bint done                 # nothing further along the scan can win
 
 
-cdef inline int _select_bit(uint64_t m, int r) noexcept nogil:
-    """The position of the r-th (from 0) set bit of m (r < popcount(m))."""
-    cdef int pos = 0, width = 32, pc
-    if r < 8:
-        while r > 0:
-            m &= m - 1
-            r -= 1
-        return ctz64(m)
-    while width > 0:
-        pc = popcount64(m & ((<uint64_t>1 << width) - 1))
-        if r >= pc:
-            r -= pc
-            m >>= width
-            pos += width
-        width >>= 1
-    return pos + ctz64(m)
+cdef extern from *:
+    """
+    /* The position of the r-th (from 0) set bit of a word: the two-class
+       D2Split scan turns every candidate's row count into a position with it.
+       PDEP does it in one instruction where the CPU has a fast one (BMI2 on
+       Intel since Haswell, AMD since Zen 3; Zen 1-2 and Hygon microcode it
+       in hundreds of cycles); the portable version is a binary search on
+       popcounts, whose branches the scan cannot predict.  The choice is made
+       at run time (cpuid), so the same build runs on any x86-64 CPU; inline
+       assembly needs no -mbmi2, which would let the compiler use BMI2 anywhere. */
+    #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    #include <cpuid.h>
+    #define OT_HAVE_PDEP 1
+    static int ot_pdep_cpu(int fast_only) {
+        unsigned a, b, c, d, family, vendor;
+        if (__get_cpuid_max(0, &vendor) < 7) return 0;
+        __cpuid_count(7, 0, a, b, c, d);
+        if (!(b & (1u << 8))) return 0;                       /* no BMI2 */
+        if (!fast_only) return 1;
+        if (vendor == 0x6f677948u) return 0;                  /* "HygonGenuine": Zen 1 */
+        if (vendor == 0x68747541u) {                          /* "AuthenticAMD": Zen 3 on */
+            __cpuid(1, a, b, c, d);
+            family = (a >> 8) & 0xFu;
+            if (family == 0xFu) family += (a >> 20) & 0xFFu;
+            return family >= 0x19u;
+        }
+        return 1;
+    }
+    #else
+    #define OT_HAVE_PDEP 0
+    static int ot_pdep_cpu(int fast_only) { return 0; }
+    #endif
+    static int ot_use_pdep = 0;
+    static inline int ot_select_portable(unsigned long long m, int r) {
+        int pos = 0, width = 32, pc;
+        if (r < 8) {
+            while (r > 0) { m &= m - 1; r--; }
+            return __builtin_ctzll(m);
+        }
+        while (width > 0) {
+            pc = __builtin_popcountll(m & ((1ULL << width) - 1));
+            if (r >= pc) { r -= pc; m >>= width; pos += width; }
+            width >>= 1;
+        }
+        return pos + __builtin_ctzll(m);
+    }
+    static inline int ot_select64(unsigned long long m, int r) {
+    #if OT_HAVE_PDEP
+        if (ot_use_pdep) {
+            unsigned long long out;
+            __asm__("pdepq %2, %1, %0" : "=r"(out) : "r"(1ULL << r), "r"(m));
+            return __builtin_ctzll(out);
+        }
+    #endif
+        return ot_select_portable(m, r);
+    }
+    """
+    int _select_bit "ot_select64" (uint64_t m, int r) noexcept nogil    # r < popcount(m)
+    int _select_portable "ot_select_portable" (uint64_t m, int r) noexcept nogil
+    int pdep_cpu "ot_pdep_cpu" (int fast_only) noexcept nogil     # 1: the CPU has a (fast) PDEP
+    int use_pdep "ot_use_pdep"
+
+
+SELECT_MODES = ("auto", "pdep", "portable")
+use_pdep = pdep_cpu(1)
+
+
+def set_select_choice(str mode) -> str:
+    """How D2Split's two-class scan finds the r-th set bit of a word:
+    ``"auto"`` PDEP where the CPU has a fast one, ``"pdep"`` PDEP wherever
+    the CPU has the instruction at all, ``"portable"`` popcounts.  Returns
+    the mode in use before.  For tests, which run both on the same data."""
+    global use_pdep
+    if mode not in SELECT_MODES:
+        raise ValueError(f"select mode must be one of {SELECT_MODES}, got {mode!r}")
+    old = "pdep" if use_pdep else "portable"
+    if mode == "auto":
+        use_pdep = pdep_cpu(1)
+    elif mode == "pdep":
+        use_pdep = pdep_cpu(0)
+        if not use_pdep:
+            raise ValueError("this CPU (or build) has no PDEP instruction")
+    else:
+        use_pdep = 0
+    return old
+
+
+def select_bit(uint64_t m, int r) -> tuple:
+    """The r-th set bit's position of m by the mode in use and by the
+    portable search (for tests; r < popcount(m))."""
+    if r < 0 or r >= popcount64(m):
+        raise ValueError("r must be below the word's popcount")
+    return _select_bit(m, r), _select_portable(m, r)
 
 
 cdef inline void _scan_word(Elem* arr, int w, uint64_t m, uint64_t o, uint64_t bnd, BitCursor* cur, int s,
