@@ -291,7 +291,7 @@ cdef extern from *:
        D2Split scan turns every candidate's row count into a position with it.
        PDEP does it in one instruction where the CPU has a fast one (BMI2 on
        Intel since Haswell, AMD since Zen 3; Zen 1-2 and Hygon microcode it
-       in hundreds of cycles); the portable version is a binary search on
+       in hundreds of cycles, other vendors are unmeasured); the portable version is a binary search on
        popcounts, whose branches the scan cannot predict.  The choice is made
        at run time (cpuid), so the same build runs on any x86-64 CPU; inline
        assembly needs no -mbmi2, which would let the compiler use BMI2 anywhere. */
@@ -304,14 +304,14 @@ cdef extern from *:
         __cpuid_count(7, 0, a, b, c, d);
         if (!(b & (1u << 8))) return 0;                       /* no BMI2 */
         if (!fast_only) return 1;
-        if (vendor == 0x6f677948u) return 0;                  /* "HygonGenuine": Zen 1 */
-        if (vendor == 0x68747541u) {                          /* "AuthenticAMD": Zen 3 on */
+        if (vendor == 0x756e6547u) return 1;                  /* "GenuineIntel": fast wherever it exists */
+        if (vendor == 0x68747541u) {                          /* "AuthenticAMD": fast from Zen 3 (family 19h) */
             __cpuid(1, a, b, c, d);
             family = (a >> 8) & 0xFu;
             if (family == 0xFu) family += (a >> 20) & 0xFFu;
             return family >= 0x19u;
         }
-        return 1;
+        return 0;            /* Hygon (Zen 1), VIA, Zhaoxin, ...: speed unknown or slow */
     }
     #else
     #define OT_HAVE_PDEP 0
