@@ -501,3 +501,15 @@ def test_a_whole_proof_slice_that_proves_nothing_makes_the_restarts_exhaustive(m
     # an exhaustive restart, not a slice: all the time left
     assert engine.calls[2][1] == pytest.approx(100 - 0.25 - 0.001)
     assert out.objective == 28 and out.lower_bound == 28
+
+
+def test_whole_exhaustive_solves_that_move_no_bound_end_the_run(monkeypatch):
+    """An exhaustive restart that completes without a proof is run again
+    (its cache carries over), but one that moves neither bound after
+    another ends the run, not proven, rather than looping until the time
+    limit (or forever without one)."""
+    ok = (False, False)
+    engine = _ScriptedEngine([(30, 0, *ok), (30, 10, *ok), (30, 12, *ok), (30, 12, *ok), (30, 12, *ok)])
+    out = _run(engine, monkeypatch, left=float("inf"))
+    assert [c[0] for c in engine.calls] == ["rule", "slice", "slice", "slice"]
+    assert out.timed_out and out.objective == 30 and out.lower_bound == 12

@@ -238,6 +238,7 @@ class _Run:
         exhaustive = False
         slices = _ProofSlices(proof_share)
         level, repeat = 0, False
+        last_whole = None       # the bounds after the last whole exhaustive solve
         for restart in count(0):
             if not repeat:
                 level = next(levels)
@@ -266,6 +267,14 @@ class _Run:
             self._take(out, restart, on_restart)
             if self._proven(gap):
                 return
+            if exhaustive and not out.aborted:
+                if (self.best_val, self.lower) == last_whole:
+                    # a second whole exhaustive solve moved neither bound: a
+                    # third would not either (it would loop until the time
+                    # limit, or forever without one); not proven, say so
+                    self.timed_out = True
+                    return
+                last_whole = (self.best_val, self.lower)
             if out.aborted:
                 if limit >= remaining or stopped() or engine.memory_out:
                     self.timed_out = not stopped()
