@@ -199,3 +199,67 @@ def test_depth_three_with_and_without_maps(seed, n, p, values):
         on = _fit(X, y, 3, 1)
         off = _fit(X, y, 3, 0)
     _same(on, off, X)
+
+
+@contextmanager
+def gather_from(entries: int):
+    """Moves read the rows' positions in the moved feature's order on
+    layouts of at least ``entries`` rows x features (0: always, -1: never)."""
+    from optimaltrees.search.engine._sorted import set_gather_choice
+
+    old = set_gather_choice(entries)
+    try:
+        yield
+    finally:
+        set_gather_choice(old)
+
+
+@pytest.mark.parametrize("depth, seed, n", [(2, 0, 63), (2, 1, 190), (3, 2, 150), (3, 3, 400)]
+                         + [(4, s, 150) for s in range(4)])
+def test_moves_in_the_features_order_give_the_same_search(depth, seed, n):
+    """The ordered copy of the positions (large data) changes how a move
+    reads them, never what it moves: the same D2Split calls, the same moves
+    and the same tree as the moves that read map_at in row order, and the
+    optimum of the scan without maps.  Equal-sized nodes at one address
+    (distinct values) check that a copy never outlives its node."""
+    X, y = _distinct(seed, n, 4)
+    with scanned():
+        with gather_from(0):
+            ordered = _fit(X, y, depth, 1)
+        with gather_from(-1):
+            direct = _fit(X, y, depth, 1)
+        off = _fit(X, y, depth, 0)
+    assert ordered.stats_["map_gathers"] > 0 and direct.stats_["map_gathers"] == 0
+    assert ordered.stats_["map_moves"] == direct.stats_["map_moves"] > 0
+    _same(ordered, direct, X)
+    _same(ordered, off, X)
+    assert recompute_objective(ordered.tree_, X, y) == ordered.train_error_
+
+
+def test_the_ordered_positions_count_in_the_search_memory():
+    """A position per row and feature more, allocated with the maps (and
+    only from the set size on)."""
+    n, p = 3000, 10
+    X, y = _distinct(6, n, p)
+    with gather_from(0):
+        ordered = _fit(X, y, 2, 1)
+    with gather_from(n * p + 1):
+        direct = _fit(X, y, 2, 1)
+    assert ordered.stats_["search_megabytes"] - direct.stats_["search_megabytes"] == pytest.approx(n * p * 4 / 2**20)
+    assert direct.stats_["map_gathers"] == 0
+    _same(ordered, direct, X)
+
+
+@settings(max_examples=n_examples(25), **SETTINGS)
+@given(st.integers(0, 2**16), st.integers(70, 200), st.integers(2, 4), st.sampled_from([2, 6, 10**6]),
+       st.sampled_from([2, 3]))
+def test_depth_two_and_three_with_ordered_positions(seed, n, p, values, depth):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, values, size=(n, p)).astype(np.float64)
+    y = ((X[:, 0] > np.median(X[:, 0])) ^ (rng.random(n) < 0.2)).astype(int)
+    with scanned(), gather_from(0):
+        on = _fit(X, y, depth, 1)
+        off = _fit(X, y, depth, 0)
+    _same(on, off, X)
+    if depth == 2:
+        assert on.train_error_ == depth2_objective(X, y)

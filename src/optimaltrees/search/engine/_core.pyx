@@ -343,6 +343,7 @@ cdef class Engine:
             "sweeps": int(getattr(self.layout, "n_sweeps", 0)),
             "swept_thresholds": int(self.n_swept),
             "map_moves": int(getattr(self.layout, "n_map_moves", 0)),
+            "map_gathers": int(getattr(self.layout, "n_map_gathers", 0)),
             "cache_entries": int(self.cache.size()),
             "root_steps": int(self.n_root_steps),
             "root_dives": int(self.n_root_dives),

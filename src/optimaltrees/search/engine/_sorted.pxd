@@ -93,6 +93,10 @@ cdef class SortedLayout(DataLayout):
     cdef int map_calls                     # D2Split calls on that node so far
     cdef bint map_built                    # the label and change maps and map_at hold that node
     cdef int map_f1, map_pos               # the threshold map_side holds (map_f1 -1: none)
+    cdef vector[int32_t] map_seq           # [k * p + f2]: map_at of the k-th row in map_f1's order (large data only)
+    cdef bint map_seq_ok                   # map_seq holds the mapped node's rows in map_f1's order
+    cdef long long map_f1_moves            # rows moved since map_f1 became the mapped feature
+    cdef public long long n_map_gathers    # times map_seq was filled
     cdef long long elems_epoch             # counts rewrites of the child buffers (a node at the same address may differ)
     cdef public long long n_map_moves      # rows moved between thresholds in the side maps
     # the similarity bound (as the bitset layout's): opt(S) >= lb(S') - |S' \ S|
