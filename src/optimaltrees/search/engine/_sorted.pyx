@@ -527,22 +527,46 @@ cdef inline void _scan_two_maps(Elem* arr, int nn, uint64_t* side, uint64_t* one
     in the left child, ``ones``: of class 1, ``change``: f2's value differs
     from the row before; no bit beyond the last row): the same words, read
     instead of built from the rows, so a scan costs a word per 64 rows
-    until both children are done."""
-    cdef int w, words = (nn + 63) >> 6
-    cdef uint64_t valid = ~(<uint64_t>0)
+    until both children are done.  Each child scans on its own (they never
+    interact), and the words before its next candidate pass in a tight
+    loop: two popcounts a word (on large nodes most words hold no
+    candidate: the skips are long)."""
+    cdef int w, s, words = (nn + 63) >> 6, pc, last_w
+    cdef uint64_t flip, m, last_m, valid
     cdef BitCursor cur[2]
+    cdef BitCursor* c
     _cursors_start(cur, skip)
-    for w in range(words):
-        if cur[0].done and cur[1].done:
-            break
-        if w == words - 1 and (nn & 63) != 0:
-            valid = (<uint64_t>1 << (nn & 63)) - 1
-        if not cur[1].done:
-            _scan_word(arr, w, side[w], ones[w], change[w], &cur[1], 1, ntot, fq, &target[1], &skip[1],
-                       out[1], ml, f2)
-        if not cur[0].done:
-            _scan_word(arr, w, ~side[w] & valid, ones[w], change[w], &cur[0], 0, ntot, fq, &target[0],
-                       &skip[0], out[0], ml, f2)
+    for s in range(1, -1, -1):
+        c = &cur[s]
+        flip = <uint64_t>0 if s == 1 else ~(<uint64_t>0)     # the right child's rows: not in side
+        w = 0
+        while w < words and not c.done:
+            valid = ~(<uint64_t>0) if w < words - 1 or (nn & 63) == 0 else (<uint64_t>1 << (nn & 63)) - 1
+            m = (side[w] ^ flip) & valid
+            if not c.seek and c.c < ntot[s] and ntot[s] - c.c >= ml:
+                # words before the candidate: counted, not scanned (c.c is fixed here)
+                last_w = -1
+                last_m = 0
+                while True:
+                    pc = popcount64(m)
+                    if c.c - c.rows < pc:
+                        break
+                    c.rows += pc
+                    c.ones += popcount64(m & ones[w])
+                    if m != 0:
+                        last_w = w
+                        last_m = m
+                    w += 1
+                    if w == words:
+                        break
+                    valid = ~(<uint64_t>0) if w < words - 1 or (nn & 63) == 0 else (<uint64_t>1 << (nn & 63)) - 1
+                    m = (side[w] ^ flip) & valid
+                if last_w >= 0:
+                    c.last = last_w * 64 + 63 - clz64(last_m)
+                if w == words:
+                    break
+            _scan_word(arr, w, m, ones[w], change[w], c, s, ntot, fq, &target[s], &skip[s], out[s], ml, f2)
+            w += 1
 
 
 cdef inline int _scan_classes(Elem* arr, int nn, int K, uint8_t* flag, int* ntot, int32_t* fq,
