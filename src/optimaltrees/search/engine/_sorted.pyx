@@ -1238,27 +1238,33 @@ cdef class SortedLayout:
     cdef void _build_maps(self, Elem* data, int nn) noexcept nogil:
         """Every feature's label and change maps of the node, and each row's
         position in every feature's order (for :meth:`_move_sides`)."""
-        cdef int p = self.p, f2, k, prev
+        cdef int p = self.p, f2, k, j, w, end, prev
         cdef int W = (nn + 63) >> 6
         cdef Elem* arr
         cdef Elem e
-        cdef uint64_t* L
-        cdef uint64_t* C
+        cdef uint64_t lw, cw
         cdef int32_t* at = &self.map_at[0]
         self.map_words = W
         for f2 in range(p):
             arr = data + <size_t>f2 * nn
-            L = &self.map_label[<size_t>f2 * W]
-            C = &self.map_change[<size_t>f2 * W]
-            memset(L, 0, W * sizeof(uint64_t))
-            memset(C, 0, W * sizeof(uint64_t))
             prev = -1
-            for k in range(nn):
-                e = arr[k]
-                at[<size_t>e.id * p + f2] = k
-                L[k >> 6] |= <uint64_t>e.label << (k & 63)
-                C[k >> 6] |= <uint64_t>(e.rank != prev) << (k & 63)
-                prev = e.rank
+            # a word's bits gather in registers (or-ing each row into memory
+            # chained every row's store to the last one's)
+            for w in range(W):
+                lw = 0
+                cw = 0
+                k = w * 64
+                end = nn - k if nn - k < 64 else 64
+                for j in range(end):
+                    if k + j + AHEAD < nn:
+                        prefetch(at + <size_t>arr[k + j + AHEAD].id * p + f2)
+                    e = arr[k + j]
+                    at[<size_t>e.id * p + f2] = k + j
+                    lw |= <uint64_t>e.label << j
+                    cw |= <uint64_t>(e.rank != prev) << j
+                    prev = e.rank
+                self.map_label[<size_t>f2 * W + w] = lw
+                self.map_change[<size_t>f2 * W + w] = cw
         self.map_built = True
         self.map_f1 = -1
         self.map_seq_ok = False
