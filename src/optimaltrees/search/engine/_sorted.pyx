@@ -204,8 +204,18 @@ cdef int maps_after = 2
 # (map_seq, one random pass), and its later moves read it in order.  A
 # model of the moves (C, 10 features, one copy per three passes): 10^6
 # rows 52.6 -> 21.6 ns a row, 2 x 10^5 rows 23.5 -> 17.6, 10^5 rows 9.8 ->
-# 11.0 (there map_at fits the caches)
+# 11.0 (there map_at fits the caches).  Synthetic depth 3, one fit each:
+# 10^6 rows 2028 -> 1608 s; 2 x 10^5 rows, copying on every node, no gain
 cdef long long map_gather_entries = 1 << 21
+
+
+cdef inline void _toggle_sides(uint64_t* S, int W, int32_t* A, int p) noexcept nogil:
+    """One row changes sides: its bit in every feature's side map (``A``:
+    its position in each feature's order)."""
+    cdef int f2, q
+    for f2 in range(p):
+        q = A[f2]
+        S[<size_t>f2 * W + (q >> 6)] ^= <uint64_t>1 << (q & 63)
 
 
 def set_gather_choice(long long entries) -> int:
@@ -1276,7 +1286,7 @@ cdef class SortedLayout:
         the side of the larger child.  Each row's positions come from
         map_at, or, once f1's moves pay for it, from their copy in f1's
         order (map_seq, read in order)."""
-        cdef int p = self.p, W = self.map_words, f2, k, a, b, q
+        cdef int p = self.p, W = self.map_words, f2, k, a, b
         cdef Elem* arr = data + <size_t>f1 * nn
         cdef uint64_t* S = &self.map_side[0]
         cdef int32_t* at = &self.map_at[0]
@@ -1318,20 +1328,14 @@ cdef class SortedLayout:
         if self.map_seq_ok:
             seq = &self.map_seq[0]
             for k in range(a, b):
-                A = seq + <size_t>k * p
-                for f2 in range(p):
-                    q = A[f2]
-                    S[<size_t>f2 * W + (q >> 6)] ^= <uint64_t>1 << (q & 63)
+                _toggle_sides(S, W, seq + <size_t>k * p, p)
         else:
             for k in range(a, b):
                 if k + AHEAD < b:
                     A = at + <size_t>arr[k + AHEAD].id * p
                     prefetch(A)
                     prefetch(A + p - 1)
-                A = at + <size_t>arr[k].id * p
-                for f2 in range(p):
-                    q = A[f2]
-                    S[<size_t>f2 * W + (q >> 6)] ^= <uint64_t>1 << (q & 63)
+                _toggle_sides(S, W, at + <size_t>arr[k].id * p, p)
         self.n_map_moves += b - a
         self.map_f1 = f1
         self.map_pos = pos
