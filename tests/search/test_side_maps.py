@@ -263,3 +263,25 @@ def test_depth_two_and_three_with_ordered_positions(seed, n, p, values, depth):
     _same(on, off, X)
     if depth == 2:
         assert on.train_error_ == depth2_objective(X, y)
+
+
+@pytest.mark.parametrize("seed", [1, 7, 19, 33, 36])
+@pytest.mark.parametrize("depth", [2, 3])
+def test_hundreds_of_rows_with_maps_match_the_row_scan(seed, depth):
+    """Nodes of hundreds to thousands of rows: a child's scan passes whole
+    words before its next candidate (a loop of its own), and a candidate
+    that is the first of the child's rows in its word takes the previous
+    row from the words passed.  The smaller instances above seldom reach
+    that path (a stale previous row there went unnoticed by them, and
+    failed these seeds)."""
+    rng = np.random.default_rng(seed)
+    n, p = int(rng.integers(300, 3000)), int(rng.integers(2, 5))
+    values = int(rng.choice([3, 20, 200, 10**6]))
+    X = rng.integers(0, values, size=(n, p)).astype(np.float64)
+    y = ((X[:, 0] > np.median(X[:, 0])) ^ (rng.random(n) < rng.choice([0.05, 0.2, 0.4]))).astype(int)
+    with scanned():
+        on = _fit(X, y, depth, 1)
+        off = _fit(X, y, depth, 0)
+    assert on.stats_["map_moves"] > 0
+    _same(on, off, X)
+    assert recompute_objective(on.tree_, X, y) == on.train_error_
