@@ -72,6 +72,17 @@ def test_depth_two_with_maps_is_the_exact_optimum(n, calls):
     _same(on, off, X)
 
 
+def _maps_match_the_row_scan(X, y, depth):
+    """Maps on (from a node's first call) and off, every node threshold by
+    threshold: the same search and tree, its objective recomputed."""
+    with scanned():
+        on = _fit(X, y, depth, 1)
+        off = _fit(X, y, depth, 0)
+    assert on.stats_["map_moves"] > 0
+    _same(on, off, X)
+    assert recompute_objective(on.tree_, X, y) == on.train_error_
+
+
 @pytest.mark.parametrize("depth, seed", [(3, 0), (3, 1)] + [(4, s) for s in range(8)])
 def test_equal_sized_nodes_in_one_buffer_do_not_share_maps(depth, seed):
     """Distinct values on every feature: the depth-three splits' children
@@ -81,12 +92,7 @@ def test_equal_sized_nodes_in_one_buffer_do_not_share_maps(depth, seed):
     some of these seeds (without the epoch, seeds 0 and 2 of the first
     three gave wrong answers)."""
     X, y = _distinct(seed, 150, 4)
-    with scanned():
-        on = _fit(X, y, depth, 1)
-        off = _fit(X, y, depth, 0)
-    assert on.stats_["map_moves"] > 0
-    _same(on, off, X)
-    assert recompute_objective(on.tree_, X, y) == on.train_error_
+    _maps_match_the_row_scan(X, y, depth)
 
 
 @pytest.mark.parametrize("values, min_leaf, n", [(2, 1, 2500), (5, 7, 1500), (1000, 1, 2500), (40, 7, 600)])
@@ -279,9 +285,4 @@ def test_hundreds_of_rows_with_maps_match_the_row_scan(seed, depth):
     values = int(rng.choice([3, 20, 200, 10**6]))
     X = rng.integers(0, values, size=(n, p)).astype(np.float64)
     y = ((X[:, 0] > np.median(X[:, 0])) ^ (rng.random(n) < rng.choice([0.05, 0.2, 0.4]))).astype(int)
-    with scanned():
-        on = _fit(X, y, depth, 1)
-        off = _fit(X, y, depth, 0)
-    assert on.stats_["map_moves"] > 0
-    _same(on, off, X)
-    assert recompute_objective(on.tree_, X, y) == on.train_error_
+    _maps_match_the_row_scan(X, y, depth)
