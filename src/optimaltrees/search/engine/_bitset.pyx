@@ -141,6 +141,10 @@ cdef class BitsetLayout:
         lo[0] = 0
         hi[0] = 1
 
+    cdef int rank_position(self, Node* node, int f, int32_t rank) noexcept nogil:
+        """No bounds are handed on over binary features (-1): one threshold each."""
+        return -1
+
     cdef void candidates(self, Node* node, int f, vector[Cand]* out) noexcept nogil:
         cdef int nn = node.size, ml = self.min_leaf
         cdef int32_t* cc = &self.cl[0]

@@ -19,6 +19,7 @@ from libc.math cimport INFINITY
 from posix.unistd cimport usleep
 from libcpp.vector cimport vector
 from libcpp.unordered_map cimport unordered_map
+from libcpp.algorithm cimport sort as std_sort
 from cython.operator cimport dereference as deref
 
 import math
@@ -32,8 +33,8 @@ from optimaltrees.search.engine._common cimport (
 from optimaltrees.search.engine._control cimport (
     RootShare, RunControl, SharedRoot, share_claim, share_lock, share_offer, share_ub, share_unlock)
 from optimaltrees.search.engine._intervals cimport (
-    Interval, RootItem, first_at_least, interval_floor, lowest_item, narrow, push_beyond,
-    push_halves, queue_floor, queue_start)
+    Interval, RootItem, bound_interval, first_at_least, interval_floor, lowest_item, narrow,
+    push_beyond, push_halves, queue_floor, queue_start)
 from optimaltrees.search.engine._layout cimport Layout
 from optimaltrees.search.engine._layout_base cimport DataLayout
 from optimaltrees.search.engine._rules cimport (
@@ -56,6 +57,16 @@ cdef struct Result:            # what one subproblem's solve proved
     double lb                  # valid lower bound on the optimum
     double val                 # objective of ``tree``
     int32_t tree               # pool index, or -1 when the subproblem was skipped
+
+
+cdef struct SeedPoint:         # one threshold a root child's search bounded
+    int32_t f                  # the feature ...
+    int32_t lo                 # ... and the split: rows of rank <= lo on the left
+    double lb_l, lb_r          # lower bounds of its children's optima (valid on any superset)
+
+
+cdef inline bint _seed_less(const SeedPoint& a, const SeedPoint& b) noexcept nogil:
+    return a.f < b.f or (a.f == b.f and a.lo < b.lo)
 
 
 cdef struct Entry:             # one cached subproblem (key: set hash h1 mixed with the depth)
@@ -90,6 +101,18 @@ cdef inline void _sort_by(int32_t* order, double* key, int p) noexcept nogil:
             order[k + 1] = order[k]
             k -= 1
         order[k + 1] = b
+
+
+cdef bint _seeds_on = True
+
+
+def set_seed_choice(bint on) -> bool:
+    """Whether the root's children start from their nested neighbours'
+    threshold bounds (for tests and benchmarks); returns the old setting."""
+    global _seeds_on
+    old = _seeds_on
+    _seeds_on = on
+    return old
 
 
 cdef inline bint _floors_bite(int K, int depth) noexcept nogil:
@@ -152,6 +175,15 @@ cdef class Engine:
     cdef long long n_root_steps            # root intervals this engine expanded ...
     cdef long long n_root_dives            # ... of which in ConTree's order (the rest best first)
     cdef int32_t best_root_tree
+    # the root's children's threshold bounds, handed on to nested children
+    # (a root threshold's left child is a superset of its left neighbour's)
+    cdef unordered_map[int64_t, vector[SeedPoint]] root_seeds   # [(w * p + f) * 2 + side]
+    cdef vector[SeedPoint]* seed_in        # the bounds the level-1 node being solved starts from (or NULL)
+    cdef vector[SeedPoint] seed_out        # ... and those its search proves (with seed_in's)
+    cdef bint seed_recording
+    cdef vector[double] seed_floor, seed_left, seed_right   # scratch: a feature's thresholds' bounds from them
+    cdef size_t seed_bytes
+    cdef public long long n_seeded         # root children searched from a neighbour's bounds
 
     def __init__(self, layout, int n_classes, int max_depth, double cost=0.0, double gap=0.0,
                  int min_leaf=1, double memory_limit_mb=INFINITY, int64_t[::1] depth_words=None):
@@ -224,6 +256,10 @@ cdef class Engine:
         self.n_swept = 0
         self.n_root_steps = 0
         self.n_root_dives = 0
+        self.n_seeded = 0
+        self.seed_in = NULL
+        self.seed_recording = False
+        self.seed_bytes = 0
         self._update_cache_room()
 
     # ------------------------------------------------------------ Python API
@@ -293,6 +329,10 @@ cdef class Engine:
         self.rules.reset_counts()
         for f in range(self.p):
             self.probe_pos[f] = -1
+        self.root_seeds.clear()
+        self.seed_bytes = 0
+        self.seed_in = NULL
+        self.seed_recording = False
         # the one place the layout is chosen: each call runs a core compiled for it
         cdef BitsetLayout bitset
         cdef SortedLayout sorted_
@@ -347,6 +387,7 @@ cdef class Engine:
             "cache_entries": int(self.cache.size()),
             "root_steps": int(self.n_root_steps),
             "root_dives": int(self.n_root_dives),
+            "seeded_children": int(self.n_seeded),
         }
 
     @property
@@ -407,6 +448,8 @@ cdef class Engine:
             b += (self.distances[lvl].capacity() + self.split_floors[lvl].capacity()
                   + self.thr_floors[lvl].capacity()) * sizeof(double)
         b += self.cache.size() * CACHE_ENTRY_BYTES + self.cache.bucket_count() * sizeof(void*)
+        b += self.seed_bytes + self.seed_out.capacity() * sizeof(SeedPoint)
+        b += (self.seed_floor.capacity() + self.seed_left.capacity() + self.seed_right.capacity()) * sizeof(double)
         return b
 
     cdef void _update_cache_room(self) noexcept nogil:
@@ -1078,6 +1121,136 @@ cdef class Engine:
             all_lb = ub - gap
         return all_lb if all_lb > known_lb else known_lb
 
+    cdef Result _solve_root_child(self, Layout lay, Node* child, int depth, double bound, int f,
+                                  Interval* iv, int w, int side, double spent) noexcept nogil:
+        """A child of the root's threshold w (side 0: left), solved from its
+        nested neighbour's threshold bounds: the left child of any threshold
+        right of u holds u's left child, so every bound u's left child's
+        search proved on its splits holds for it (and likewise from v on the
+        right).  What this search proves, with what it started from, is kept
+        for the children of thresholds beyond w."""
+        cdef Result r
+        cdef int nb = iv.u if side == 0 else iv.v
+        cdef int64_t key
+        cdef unordered_map[int64_t, vector[SeedPoint]].iterator it
+        cdef size_t k, out
+        cdef vector[SeedPoint]* rec
+        if not (self.prune and spent == FREE and depth >= 2 and _seeds_on):
+            return self._solve(lay, 1, child, depth, bound, 0.0, spent)
+        self.seed_in = NULL
+        self.seed_out.clear()
+        if nb >= 0:
+            it = self.root_seeds.find((<int64_t>nb * self.p + f) * 2 + side)
+            if it != self.root_seeds.end() and deref(it).second.size() > 0:
+                self.seed_in = &deref(it).second
+                self.seed_out = deref(it).second
+                self.n_seeded += 1
+        self.seed_recording = True
+        r = self._solve(lay, 1, child, depth, bound, 0.0, spent)
+        self.seed_recording = False
+        self.seed_in = NULL
+        if self.seed_out.size() == 0:
+            return r
+        std_sort(self.seed_out.begin(), self.seed_out.end(), _seed_less)
+        out = 0
+        for k in range(1, self.seed_out.size()):
+            if (self.seed_out[k].f == self.seed_out[out].f and self.seed_out[k].lo == self.seed_out[out].lo):
+                if self.seed_out[k].lb_l > self.seed_out[out].lb_l:
+                    self.seed_out[out].lb_l = self.seed_out[k].lb_l
+                if self.seed_out[k].lb_r > self.seed_out[out].lb_r:
+                    self.seed_out[out].lb_r = self.seed_out[k].lb_r
+            else:
+                out += 1
+                self.seed_out[out] = self.seed_out[k]
+        self.seed_out.resize(out + 1)
+        key = (<int64_t>w * self.p + f) * 2 + side
+        rec = &self.root_seeds[key]
+        self.seed_bytes -= rec.capacity() * sizeof(SeedPoint)
+        rec.swap(self.seed_out)
+        self.seed_bytes += rec.capacity() * sizeof(SeedPoint) + 64
+        return r
+
+    cdef void _record_seed(self, Layout lay, Node* node, int f, int32_t pos, double lb_l,
+                           double lb_r) noexcept nogil:
+        cdef SeedPoint sp
+        cdef int32_t hi
+        sp.f = f
+        lay.split_ranks(node, f, pos, &sp.lo, &hi)
+        sp.lb_l = lb_l
+        sp.lb_r = lb_r
+        self.seed_out.push_back(sp)
+
+    cdef bint _seed_floors(self, Layout lay, Node* node, int f, int32_t* P, double* D, int m,
+                           double* FL, double* out) noexcept nogil:
+        """Each of feature f's thresholds' bound from those handed on
+        (``seed_in``), less one node's cost, into ``out`` (with the class
+        floors ``FL``, when given, as the larger): a threshold's left child
+        holds every bounded threshold's left of it (SP) and is at least a
+        bounded one's on its right less the weight between (IS); the right
+        child likewise.  False when no bound lies on f's thresholds."""
+        cdef vector[SeedPoint]* S = self.seed_in
+        cdef size_t lo = 0, hi = S.size(), mid, k
+        cdef int pos, idx, cnt = 0, x
+        cdef double run, neg = -INFINITY
+        cdef vector[double]* L = &self.seed_left
+        cdef vector[double]* R = &self.seed_right
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if S[0][mid].f < f:
+                lo = mid + 1
+            else:
+                hi = mid
+        # L[x]: best left-child bound found at x; R[x] the right's (-inf: none)
+        L.assign(m, neg)
+        R.assign(m, neg)
+        k = lo
+        while k < S.size() and S[0][k].f == f:
+            pos = lay.rank_position(node, f, S[0][k].lo)
+            k += 1
+            if pos <= 0 or pos >= node.size:
+                continue
+            idx = first_at_least(P, 0, m - 1, pos)
+            if idx >= m or P[idx] != pos:
+                continue
+            if S[0][k - 1].lb_l > L[0][idx]:
+                L[0][idx] = S[0][k - 1].lb_l
+            if S[0][k - 1].lb_r > R[0][idx]:
+                R[0][idx] = S[0][k - 1].lb_r
+            cnt += 1
+        if cnt == 0:
+            return False
+        # left child of x: max(SP from the left, IS from the right)
+        for x in range(m):
+            out[x] = 0.0
+        run = neg
+        for x in range(m):                       # SP left: max l_a, a <= x
+            if L[0][x] > run:
+                run = L[0][x]
+            out[x] = run if run > 0.0 else 0.0
+        run = neg
+        for x in range(m - 1, -1, -1):           # IS left: max over b >= x of l_b - (D[b] - D[x])
+            if L[0][x] - D[x] > run:
+                run = L[0][x] - D[x]
+            if run + D[x] > out[x]:
+                out[x] = run + D[x]
+        # right child of x, added
+        run = neg
+        for x in range(m - 1, -1, -1):           # SP right: max r_b, b >= x
+            if R[0][x] > run:
+                run = R[0][x]
+            L[0][x] = run if run > 0.0 else 0.0  # (L reused as the right child's bound)
+        run = neg
+        for x in range(m):                       # IS right: max over a <= x of r_a - (D[x] - D[a])
+            if R[0][x] + D[x] > run:
+                run = R[0][x] + D[x]
+            if run - D[x] > L[0][x]:
+                L[0][x] = run - D[x]
+        for x in range(m):
+            out[x] += L[0][x]
+            if FL != NULL and FL[x] > out[x]:
+                out[x] = FL[x]
+        return True
+
     cdef void _branch(self, Layout lay, int level, Node* node, int depth, int f, double gap,
                       double* ub, double* best_val, int32_t* best_tree, double* node_lb,
                       double known_lb, double spent) noexcept nogil:
@@ -1101,6 +1274,11 @@ cdef class Engine:
         if self.floors_on[level] and self.floor_gate[level] >= ub[0] - gap - EPS:
             FL = &self.thr_floors[level][0]
             lay.split_floor(node, f, depth - 1, P, m, FL)
+        if level == 1 and self.seed_in != NULL:
+            if self.seed_floor.size() < <size_t>m:
+                self.seed_floor.resize(m)
+            if self._seed_floors(lay, node, f, P, D, m, FL, &self.seed_floor[0]):
+                FL = &self.seed_floor[0]
         zero_r = m
         queue_start(Q, m, self.cost)
         first_w = first_at_least(P, 0, m - 1, self.gini_positions[level][f])
@@ -1275,12 +1453,19 @@ cdef class Engine:
             # left of it (+ eta, so NB can still decide the whole interval)
             a = 0 if nl >= nr else 1
             b = 1 - a
-            child[a] = self._solve(lay, level + 1, &child_node[a], depth - 1, bound, 0.0, spent)
+            if level == 0:
+                child[a] = self._solve_root_child(lay, &child_node[a], depth - 1, bound, f, &iv, w, a, spent)
+            else:
+                child[a] = self._solve(lay, level + 1, &child_node[a], depth - 1, bound, 0.0, spent)
             bound_b = bound - child[a].lb + eta
             if bound_b > EPS:
                 lay.hint_sibling(node, depth, &child_node[b], &child_node[a])
-                child[b] = self._solve(lay, level + 1, &child_node[b], depth - 1, bound_b, 0.0,
-                                       spent)
+                if level == 0:
+                    child[b] = self._solve_root_child(lay, &child_node[b], depth - 1, bound_b, f, &iv, w,
+                                                      b, spent)
+                else:
+                    child[b] = self._solve(lay, level + 1, &child_node[b], depth - 1, bound_b, 0.0,
+                                           spent)
                 lay.clear_hint()
                 have_val = True
             else:
@@ -1301,6 +1486,8 @@ cdef class Engine:
                     lb_l = iv.u_left
                 if iv.v_right > lb_r:
                     lb_r = iv.v_right
+        if level == 1 and self.seed_recording:
+            self._record_seed(lay, node, f, pos, lb_l, lb_r)
         lb_w = lb_l + lb_r + cost
         # this threshold's share of the node's bound: its exact value when
         # the depth-one optima gave one (tighter than lb_w under leaf sizes)

@@ -16,6 +16,8 @@ never branches on which layout it runs over.
                                         and the left side's weight at each (D, the distance
                                         unit of ConTree's neighbourhood bounds)
     split_ranks(node, f, pos, &lo, &hi) the ranks a split at pos separates
+    rank_position(node, f, rank)        the split position of a rank (rows of rank <= it);
+                                        -1 where the layout hands no bounds on
     partition(level, node, f, pos, out) both children, in level's buffers
     candidates(node, f, out)            feature f's splits with Gini scores (rule strategies)
     solves_whole(node, depth)           whether solve_exact takes this node (always at

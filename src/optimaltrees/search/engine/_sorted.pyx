@@ -971,6 +971,18 @@ cdef class SortedLayout:
         lo[0] = arr[pos - 1].rank
         hi[0] = arr[pos].rank
 
+    cdef int rank_position(self, Node* node, int f, int32_t rank) noexcept nogil:
+        """The split position of rank ``rank``: the node's rows whose rank on f is at most it."""
+        cdef Elem* arr = node.elems + <size_t>f * node.size
+        cdef int lo = 0, hi = node.size, mid
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if arr[mid].rank <= rank:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+
     cdef void candidates(self, Node* node, int f, vector[Cand]* out) noexcept nogil:
         """Feature f's splits (both sides >= min_leaf) with their Gini scores."""
         cdef int nn = node.size, ml = self.min_leaf, k
