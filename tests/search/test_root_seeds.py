@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, note, settings, strategies as st
 
 from helpers import n_examples
-from instances import SETTINGS
+from instances import SETTINGS, instances
 from oracle import brute_force_objective, recompute_objective
 
 from optimaltrees import OptimalTreeClassifier
@@ -88,18 +88,8 @@ def test_the_bounds_save_searches_on_a_real_size_problem():
     assert on.stats_["d2_calls"] < off.stats_["d2_calls"]
 
 
-@st.composite
-def rows(draw, max_n=40, max_features=3, max_classes=3):
-    n = draw(st.integers(2, max_n))
-    p = draw(st.integers(1, max_features))
-    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
-    X = rng.integers(0, draw(st.integers(1, 12)) + 1, size=(n, p)).astype(np.float64)
-    y = rng.integers(0, draw(st.integers(2, max_classes)), size=n)
-    return X, y
-
-
 @settings(max_examples=n_examples(60), **SETTINGS)
-@given(rows(), st.sampled_from([0.0, 0.05]))
+@given(instances(max_n=24, max_features=3, max_classes=3, min_n=2), st.sampled_from([0.0, 0.05]))
 def test_depth_three_with_the_bounds_is_the_brute_force_optimum(inst, cost):
     X, y = inst
     note(f"X = np.array({X.tolist()!r}); y = np.array({y.tolist()!r})")
