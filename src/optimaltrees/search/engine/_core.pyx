@@ -1220,8 +1220,6 @@ cdef class Engine:
         if cnt == 0:
             return False
         # left child of x: max(SP from the left, IS from the right)
-        for x in range(m):
-            out[x] = 0.0
         run = neg
         for x in range(m):                       # SP left: max l_a, a <= x
             if L[0][x] > run:
