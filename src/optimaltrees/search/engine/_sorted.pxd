@@ -76,15 +76,17 @@ cdef class SortedLayout(DataLayout):
     cdef vector[int32_t] sweep_best        # [2 * (w - i) + side]: the fewest errors of a depth-one split of that child
     cdef vector[int32_t] sweep_ones        # [w - i]: class-1 rows left of threshold w
     cdef public long long n_sweeps         # depth-two features swept whole
-    # a depth-two node's side maps (two classes, unweighted rows): its rows'
+    # a depth-two node's side maps (unweighted rows, up to 16 classes): its rows'
     # sides, labels and changes of value in every feature's order as bit maps,
     # kept from one D2Split call to the next, so a call moves the rows between
     # its threshold and the last one instead of rebuilding every map
-    cdef bint maps_allowed                 # two classes, unweighted rows, and the maps fit the memory limit
+    cdef bint maps_allowed                 # unweighted rows, up to 16 classes, and the maps fit the memory limit
     cdef size_t maps_bytes                 # what the maps take (counted from reserve_side_maps on)
     cdef vector[int32_t] map_at            # [instance * p + f2]: the row's position in f2's order within the mapped node
     cdef vector[uint64_t] map_side         # [f2 * map_words + w]: rows left of the mapped threshold, in f2's order
-    cdef vector[uint64_t] map_label        # [f2 * map_words + w]: rows of class 1, in f2's order
+    cdef vector[uint64_t] map_label        # [f2 * map_words + w]: rows of class 1, in f2's order (two classes);
+                                           # [(f2 * K + class) * map_words + w]: of each class (three to 16)
+    cdef vector[int32_t] map_counts        # scratch: the class counts of a scan's two children
     cdef vector[uint64_t] map_change       # [f2 * map_words + w]: rows whose f2 value differs from the row before
     cdef int map_words                     # words per feature of the mapped node
     cdef Elem* map_elems                   # the node the maps are for (its orders) ...
@@ -150,6 +152,7 @@ cdef class SortedLayout(DataLayout):
                              vector[Cand]* out) noexcept nogil
     cdef bint _use_maps(self, Elem* data, int nn) noexcept nogil
     cdef void _build_maps(self, Elem* data, int nn) noexcept nogil
+    cdef void _build_class_maps(self, Elem* data, int nn) noexcept nogil
     cdef void _move_sides(self, Elem* data, int nn, int f1, int pos) noexcept nogil
     cdef void _d2_scan_wide(self, Elem* arr, int nn, int f2, int* ntot, int32_t* fq, int32_t* cc,
                             int* target, int* skip, Split1** out, int ml) noexcept nogil

@@ -84,6 +84,10 @@ cdef enum:
 # 6; 3 x 10^5 rows 407 s sweeping as without maps, 466 s never.  Smaller
 # nodes never: depth 4, raisin 13.5 s at 6 against 11.9 s never.
 cdef double MAPS_SWEEP_AFTER = 6.0
+# D2Split keeps side maps (and a label map per class) up to this many classes;
+# beyond, a candidate's popcount per class costs more than the row scan
+cdef enum:
+    MAPS_MAX_CLASSES = 16
 cdef enum:
     MAPS_SWEEP_ROWS = 1 << 14
 
@@ -190,7 +194,7 @@ def set_scan_choice(float switchy) -> float:
     return old
 
 
-# a depth-two node's side maps (two classes) are built on its maps_after-th
+# a depth-two node's side maps are built on its maps_after-th
 # D2Split call (0: never): a node's first call pays the rows' scan as before,
 # and so does a node searched no further
 cdef int maps_after = 2
@@ -576,6 +580,93 @@ cdef inline void _scan_two_maps(Elem* arr, int nn, uint64_t* side, uint64_t* one
                 if w == words:
                     break
             _scan_word(arr, w, m, ones[w], change[w], c, s, ntot, fq, &target[s], &skip[s], out[s], ml, f2)
+            w += 1
+
+
+cdef inline void _scan_class_maps(Elem* arr, int nn, int K, uint64_t* side, uint64_t* labels,
+                                  uint64_t* change, int32_t* cnt, int* ntot, int32_t* fq, int* target,
+                                  int* skip, Split1** out, int ml, int f2) noexcept nogil:
+    """:func:`_scan_two_maps` with three classes and more (``labels``: a map
+    per class, at [class * words + w]; ``cnt``: scratch, two sides x K):
+    a child's words before its next candidate pass with a popcount per
+    class, and a candidate's class counts are popcounts of its word's
+    prefix; its errors are :func:`_scan_classes`' (the largest class of the
+    prefix and of the suffix), so are the improvements and the answers."""
+    cdef int W = (nn + 63) >> 6, w, s, c, r, b, a, pc, first, pre, sf, best_c, suf, prefix_err, err, n
+    cdef uint64_t flip, m, valid, y, after, bnd
+    cdef int32_t* cs
+    cdef int32_t* fqs
+    cdef BitCursor cur
+    for s in range(1, -1, -1):
+        if skip[s] == NEVER:
+            continue
+        n = ntot[s]
+        cs = cnt + s * K
+        fqs = fq + s * K
+        for c in range(K):
+            cs[c] = 0
+        cur.c = skip[s]
+        cur.rows = 0
+        cur.last = -1
+        cur.seek = False
+        flip = <uint64_t>0 if s == 1 else ~(<uint64_t>0)     # the right child's rows: not in side
+        w = 0
+        while w < W:
+            valid = ~(<uint64_t>0) if w < W - 1 or (nn & 63) == 0 else (<uint64_t>1 << (nn & 63)) - 1
+            m = (side[w] ^ flip) & valid
+            pc = popcount64(m)
+            bnd = change[w]
+            if cur.seek:
+                if bnd == 0:
+                    first = cur.rows + pc
+                else:
+                    first = cur.rows + popcount64(m & ((<uint64_t>1 << ctz64(bnd)) - 1))
+                    cur.seek = False
+                if cur.c < first:
+                    cur.c = first
+            while True:
+                if cur.c >= n or n - cur.c < ml:
+                    w = W          # this child is done
+                    break
+                r = cur.c - cur.rows
+                if r >= pc:
+                    break          # the candidate lies beyond this word
+                b = w * 64 + _select_bit(m, r)
+                y = m & ((<uint64_t>1 << (b & 63)) - 1)
+                a = w * 64 + 63 - clz64(y) if y != 0 else cur.last
+                if arr[a].rank == arr[b].rank:
+                    # not a split of the child: its first row past the next change of value
+                    after = bnd & (~(<uint64_t>0) << (b & 63) << 1)
+                    if after != 0:
+                        cur.c = cur.rows + popcount64(m & ((<uint64_t>1 << ctz64(after)) - 1))
+                        continue
+                    cur.c = cur.rows + pc
+                    cur.seek = True
+                    break
+                best_c = 0
+                suf = 0
+                for c in range(K):
+                    pre = cs[c] + popcount64(y & labels[<size_t>c * W + w])
+                    if pre > best_c:
+                        best_c = pre
+                    sf = fqs[c] - pre
+                    if sf > suf:
+                        suf = sf
+                prefix_err = cur.c - best_c
+                err = prefix_err + (n - cur.c - suf)
+                _offer(err, prefix_err, cur.c, f2, arr[a].rank, arr[b].rank, &target[s], &skip[s], out[s])
+                if skip[s] == NEVER:
+                    w = W
+                    break
+                cur.c = skip[s]
+            if w >= W:
+                break
+            # the word passed: its rows counted by class
+            cur.rows += pc
+            if m != 0:
+                for c in range(K):
+                    cs[c] += popcount64(m & labels[<size_t>c * W + w])
+                cur.last = w * 64 + 63 - clz64(m)
             w += 1
 
 
@@ -1193,11 +1284,12 @@ cdef class SortedLayout:
 
     def reserve_side_maps(self, int max_depth, double budget_bytes):
         """Let depth-two nodes keep their side maps between D2Split calls
-        (two classes, unweighted rows, depth two and more) when they take at
-        most a quarter of ``budget_bytes`` (the memory limit; INFINITY:
-        none) and leave at least half of it beside the layout's buffers (a
-        limit the search met without maps still holds): a position per row
-        and feature, and three bits.  Allocated now."""
+        (unweighted rows, up to MAPS_MAX_CLASSES classes, depth two and more)
+        when they take at most a quarter of ``budget_bytes`` (the memory
+        limit; INFINITY: none) and leave at least half of it beside the
+        layout's buffers (a limit the search met without maps still holds):
+        a position per row and feature, and three bits (two classes) or two
+        and one per class.  Allocated now."""
         cdef size_t words = (<size_t>self.n + 63) // 64, b
         self.maps_allowed = False
         self.maps_bytes = 0
@@ -1212,12 +1304,17 @@ cdef class SortedLayout:
         self.map_seq.clear()
         self.map_side.clear()
         self.map_label.clear()
+        self.map_counts.clear()
         self.map_change.clear()
         self.fixed_bytes = self.memory_bytes()
-        if self.weighted or self.K != 2 or self.n < 2 or maps_after <= 0 or max_depth < 2:
+        if (self.weighted or self.K > MAPS_MAX_CLASSES or self.n < 2 or maps_after <= 0
+                or max_depth < 2):
             return
         cdef size_t entries = <size_t>self.n * self.p
-        b = entries * sizeof(int32_t) + 3 * words * self.p * sizeof(uint64_t)
+        # a label map per class (two classes: class 1's alone)
+        cdef size_t label_maps = 1 if self.K == 2 else <size_t>self.K
+        b = (entries * sizeof(int32_t) + (2 + label_maps) * words * self.p * sizeof(uint64_t)
+             + (2 * <size_t>self.K * sizeof(int32_t) if self.K > 2 else 0))
         if <double>b > budget_bytes / 4 or <double>(self.fixed_bytes + b) > budget_bytes / 2:
             self.fixed_bytes = self.memory_bytes()
             return
@@ -1229,8 +1326,10 @@ cdef class SortedLayout:
             b += entries * sizeof(int32_t)
         self.map_at.resize(<size_t>self.n * self.p)
         self.map_side.resize(words * self.p)
-        self.map_label.resize(words * self.p)
+        self.map_label.resize(label_maps * words * self.p)
         self.map_change.resize(words * self.p)
+        if self.K > 2:
+            self.map_counts.resize(2 * <size_t>self.K)
         self.maps_allowed = True
         self.maps_bytes = b
         self.fixed_bytes = self.memory_bytes()
@@ -1267,6 +1366,9 @@ cdef class SortedLayout:
         cdef uint64_t lw, cw
         cdef int32_t* at = &self.map_at[0]
         self.map_words = W
+        if self.K > 2:
+            self._build_class_maps(data, nn)
+            return
         for f2 in range(p):
             arr = data + <size_t>f2 * nn
             prev = -1
@@ -1286,6 +1388,42 @@ cdef class SortedLayout:
                     cw |= <uint64_t>(e.rank != prev) << j
                     prev = e.rank
                 self.map_label[<size_t>f2 * W + w] = lw
+                self.map_change[<size_t>f2 * W + w] = cw
+        self.map_built = True
+        self.map_f1 = -1
+        self.map_seq_ok = False
+
+    cdef void _build_class_maps(self, Elem* data, int nn) noexcept nogil:
+        """:meth:`_build_maps` with three classes and more: a label map per
+        class, at [(f2 * K + class) * words + w]."""
+        cdef int p = self.p, K = self.K, f2, k, j, w, end, prev, c
+        cdef int W = (nn + 63) >> 6
+        cdef Elem* arr
+        cdef Elem e
+        cdef uint64_t cw
+        cdef uint64_t lk[MAPS_MAX_CLASSES]
+        cdef int32_t* at = &self.map_at[0]
+        cdef uint64_t* L
+        for f2 in range(p):
+            arr = data + <size_t>f2 * nn
+            prev = -1
+            L = &self.map_label[<size_t>f2 * K * W]
+            for w in range(W):
+                for c in range(K):
+                    lk[c] = 0
+                cw = 0
+                k = w * 64
+                end = nn - k if nn - k < 64 else 64
+                for j in range(end):
+                    if k + j + AHEAD < nn:
+                        prefetch(at + <size_t>arr[k + j + AHEAD].id * p + f2)
+                    e = arr[k + j]
+                    at[<size_t>e.id * p + f2] = k + j
+                    lk[e.label] |= <uint64_t>1 << j
+                    cw |= <uint64_t>(e.rank != prev) << j
+                    prev = e.rank
+                for c in range(K):
+                    L[<size_t>c * W + w] = lk[c]
                 self.map_change[<size_t>f2 * W + w] = cw
         self.map_built = True
         self.map_f1 = -1
@@ -1940,20 +2078,29 @@ cdef class SortedLayout:
         cdef Split1* out[2]
         # a node's later calls keep its side maps and move only the rows
         # between thresholds (:meth:`_move_sides`)
-        cdef bint maps = K == 2 and self._use_maps(data, nn)
+        cdef bint maps = K <= MAPS_MAX_CLASSES and self._use_maps(data, nn)
+        cdef uint64_t* lab
         cdef int W = self.map_words
-        cdef uint64_t* ones = &self.map_label[<size_t>f1 * W] if maps else NULL
+        cdef uint64_t* ones = &self.map_label[<size_t>f1 * W] if maps and K == 2 else NULL
         self.n_d2 += 1
         out[0] = br
         out[1] = bl
         memset(fq, 0, 2 * K * sizeof(int32_t))
         if maps:
             self._move_sides(data, nn, f1, pos)
-            for k in range(pos >> 6):
-                fq[K + 1] += popcount64(ones[k])
-            if pos & 63:
-                fq[K + 1] += popcount64(ones[pos >> 6] & ((<uint64_t>1 << (pos & 63)) - 1))
-            fq[K] = pos - fq[K + 1]
+            if K == 2:
+                for k in range(pos >> 6):
+                    fq[K + 1] += popcount64(ones[k])
+                if pos & 63:
+                    fq[K + 1] += popcount64(ones[pos >> 6] & ((<uint64_t>1 << (pos & 63)) - 1))
+                fq[K] = pos - fq[K + 1]
+            else:
+                for c in range(K):
+                    lab = &self.map_label[(<size_t>f1 * K + c) * W]
+                    for k in range(pos >> 6):
+                        fq[K + c] += popcount64(lab[k])
+                    if pos & 63:
+                        fq[K + c] += popcount64(lab[pos >> 6] & ((<uint64_t>1 << (pos & 63)) - 1))
         else:
             for k in range(pos):
                 flag[arr[k].id] = 1
@@ -1982,9 +2129,14 @@ cdef class SortedLayout:
             memset(cc, 0, 2 * K * sizeof(int32_t))
             for s in range(2):
                 skip[s] = NEVER if target[s] <= least[s] else start_skip
-            if maps:
+            if maps and K == 2:
                 _scan_two_maps(arr, nn, &self.map_side[<size_t>f2 * W], &self.map_label[<size_t>f2 * W],
                                &self.map_change[<size_t>f2 * W], ntot, fq, target, skip, out, ml, f2)
+                continue
+            if maps:
+                _scan_class_maps(arr, nn, K, &self.map_side[<size_t>f2 * W],
+                                 &self.map_label[<size_t>f2 * K * W], &self.map_change[<size_t>f2 * W],
+                                 &self.map_counts[0], ntot, fq, target, skip, out, ml, f2)
                 continue
             if K == 2:
                 _scan_two_bits(arr, nn, flag, far, ntot, fq, target, skip, out, ml, f2)
