@@ -419,15 +419,20 @@ def select_bit(uint64_t m, int r) -> tuple:
 
 cdef inline void _scan_word(Elem* arr, int w, uint64_t m, uint64_t o, uint64_t bnd, BitCursor* cur, int s,
                             int* ntot, int32_t* fq, int* target, int* skip, Split1* out, int ml,
-                            int f2) noexcept nogil:
+                            int f2, int K, uint64_t* labels, int W, int32_t* cs) noexcept nogil:
     """The candidates of the child on side s in word w of the scan (``m``:
-    its rows there, ``o``: the word's rows of class 1, ``bnd``: its rows
-    whose f2 value differs from the row before), offered to :func:`_offer`
-    with the split's errors over two different classes (the improvements
-    are the scan over rows'); then the word is passed."""
-    cdef int r, b, a, one, rest, prefix_err, err, n = ntot[s], first
+    its rows there, ``bnd``: its rows whose f2 value differs from the row
+    before), offered to :func:`_offer`; then the word is passed.  Two
+    classes (``K`` 2 at the call: the compiler drops the other branch):
+    ``o`` the word's rows of class 1, and the split's errors over two
+    different classes (the improvements are the scan over rows').  More:
+    ``labels`` a map per class ([class * W + w]) and ``cs`` the child's
+    class counts in the words passed, and the errors of the prefix's and
+    the suffix's largest classes (:func:`_scan_classes`')."""
+    cdef int r, b, a, one, rest, prefix_err, err, n = ntot[s], first, c, pre, sf, best_c, suf
     cdef int pc = popcount64(m)
     cdef uint64_t y, after
+    cdef int32_t* fqs = fq + s * K
     if cur.seek:
         if bnd == 0:
             # the value of the last candidate runs through the word: no split here
@@ -456,23 +461,40 @@ cdef inline void _scan_word(Elem* arr, int w, uint64_t m, uint64_t o, uint64_t b
             cur.c = cur.rows + pc
             cur.seek = True
             break
-        one = cur.ones + popcount64(y & o)
-        rest = fq[2 * s + 1] - one
-        prefix_err = one if one < cur.c - one else cur.c - one
-        # the split's errors with its two leaves naming different classes (the
-        # same class twice is the leaf's errors, never below the target as costs
-        # are >= 0): it moves by at most one a row, so its skip is sound, and at
-        # least as long as the one from the split's errors with the leaf's
-        err = one + (n - cur.c - rest)
-        if cur.c - one + rest < err:
-            err = cur.c - one + rest
+        if K == 2:
+            one = cur.ones + popcount64(y & o)
+            rest = fq[2 * s + 1] - one
+            prefix_err = one if one < cur.c - one else cur.c - one
+            # the split's errors with its two leaves naming different classes (the
+            # same class twice is the leaf's errors, never below the target as costs
+            # are >= 0): it moves by at most one a row, so its skip is sound, and at
+            # least as long as the one from the split's errors with the leaf's
+            err = one + (n - cur.c - rest)
+            if cur.c - one + rest < err:
+                err = cur.c - one + rest
+        else:
+            best_c = 0
+            suf = 0
+            for c in range(K):
+                pre = cs[c] + popcount64(y & labels[<size_t>c * W + w])
+                if pre > best_c:
+                    best_c = pre
+                sf = fqs[c] - pre
+                if sf > suf:
+                    suf = sf
+            prefix_err = cur.c - best_c
+            err = prefix_err + (n - cur.c - suf)
         _offer(err, prefix_err, cur.c, f2, arr[a].rank, arr[b].rank, target, skip, out)
         if skip[0] == NEVER:
             cur.done = True
             return
         cur.c = skip[0]
     cur.rows += pc
-    cur.ones += popcount64(m & o)
+    if K == 2:
+        cur.ones += popcount64(m & o)
+    elif m != 0:
+        for c in range(K):
+            cs[c] += popcount64(m & labels[<size_t>c * W + w])
     if m != 0:
         cur.last = w * 64 + 63 - clz64(m)
 
@@ -527,9 +549,11 @@ cdef inline void _scan_two_bits(Elem* arr, int nn, uint8_t* flag, bint far, int*
             prev = e.rank
         valid = ~(<uint64_t>0) if end - k == 64 else (<uint64_t>1 << (end - k)) - 1
         if not cur[1].done:
-            _scan_word(arr, w, sb, ob, bb, &cur[1], 1, ntot, fq, &target[1], &skip[1], out[1], ml, f2)
+            _scan_word(arr, w, sb, ob, bb, &cur[1], 1, ntot, fq, &target[1], &skip[1], out[1], ml, f2,
+                       2, NULL, 0, NULL)
         if not cur[0].done:
-            _scan_word(arr, w, ~sb & valid, ob, bb, &cur[0], 0, ntot, fq, &target[0], &skip[0], out[0], ml, f2)
+            _scan_word(arr, w, ~sb & valid, ob, bb, &cur[0], 0, ntot, fq, &target[0], &skip[0], out[0], ml, f2,
+                       2, NULL, 0, NULL)
         k = end
         w += 1
 
@@ -579,7 +603,8 @@ cdef inline void _scan_two_maps(Elem* arr, int nn, uint64_t* side, uint64_t* one
                     c.last = last_w * 64 + 63 - clz64(last_m)
                 if w == words:
                     break
-            _scan_word(arr, w, m, ones[w], change[w], c, s, ntot, fq, &target[s], &skip[s], out[s], ml, f2)
+            _scan_word(arr, w, m, ones[w], change[w], c, s, ntot, fq, &target[s], &skip[s], out[s], ml, f2,
+                       2, NULL, 0, NULL)
             w += 1
 
 
@@ -592,81 +617,27 @@ cdef inline void _scan_class_maps(Elem* arr, int nn, int K, uint64_t* side, uint
     class, and a candidate's class counts are popcounts of its word's
     prefix; its errors are :func:`_scan_classes`' (the largest class of the
     prefix and of the suffix), so are the improvements and the answers."""
-    cdef int W = (nn + 63) >> 6, w, s, c, r, b, a, pc, first, pre, sf, best_c, suf, prefix_err, err, n
-    cdef uint64_t flip, m, valid, y, after, bnd
+    cdef int W = (nn + 63) >> 6, w, s, c
+    cdef uint64_t flip, valid
     cdef int32_t* cs
-    cdef int32_t* fqs
     cdef BitCursor cur
     for s in range(1, -1, -1):
         if skip[s] == NEVER:
             continue
-        n = ntot[s]
         cs = cnt + s * K
-        fqs = fq + s * K
         for c in range(K):
             cs[c] = 0
         cur.c = skip[s]
         cur.rows = 0
         cur.last = -1
         cur.seek = False
+        cur.done = False
         flip = <uint64_t>0 if s == 1 else ~(<uint64_t>0)     # the right child's rows: not in side
         w = 0
-        while w < W:
+        while w < W and not cur.done:
             valid = ~(<uint64_t>0) if w < W - 1 or (nn & 63) == 0 else (<uint64_t>1 << (nn & 63)) - 1
-            m = (side[w] ^ flip) & valid
-            pc = popcount64(m)
-            bnd = change[w]
-            if cur.seek:
-                if bnd == 0:
-                    first = cur.rows + pc
-                else:
-                    first = cur.rows + popcount64(m & ((<uint64_t>1 << ctz64(bnd)) - 1))
-                    cur.seek = False
-                if cur.c < first:
-                    cur.c = first
-            while True:
-                if cur.c >= n or n - cur.c < ml:
-                    w = W          # this child is done
-                    break
-                r = cur.c - cur.rows
-                if r >= pc:
-                    break          # the candidate lies beyond this word
-                b = w * 64 + _select_bit(m, r)
-                y = m & ((<uint64_t>1 << (b & 63)) - 1)
-                a = w * 64 + 63 - clz64(y) if y != 0 else cur.last
-                if arr[a].rank == arr[b].rank:
-                    # not a split of the child: its first row past the next change of value
-                    after = bnd & (~(<uint64_t>0) << (b & 63) << 1)
-                    if after != 0:
-                        cur.c = cur.rows + popcount64(m & ((<uint64_t>1 << ctz64(after)) - 1))
-                        continue
-                    cur.c = cur.rows + pc
-                    cur.seek = True
-                    break
-                best_c = 0
-                suf = 0
-                for c in range(K):
-                    pre = cs[c] + popcount64(y & labels[<size_t>c * W + w])
-                    if pre > best_c:
-                        best_c = pre
-                    sf = fqs[c] - pre
-                    if sf > suf:
-                        suf = sf
-                prefix_err = cur.c - best_c
-                err = prefix_err + (n - cur.c - suf)
-                _offer(err, prefix_err, cur.c, f2, arr[a].rank, arr[b].rank, &target[s], &skip[s], out[s])
-                if skip[s] == NEVER:
-                    w = W
-                    break
-                cur.c = skip[s]
-            if w >= W:
-                break
-            # the word passed: its rows counted by class
-            cur.rows += pc
-            if m != 0:
-                for c in range(K):
-                    cs[c] += popcount64(m & labels[<size_t>c * W + w])
-                cur.last = w * 64 + 63 - clz64(m)
+            _scan_word(arr, w, (side[w] ^ flip) & valid, 0, change[w], &cur, s, ntot, fq, &target[s], &skip[s],
+                       out[s], ml, f2, K, labels, W, cs)
             w += 1
 
 
