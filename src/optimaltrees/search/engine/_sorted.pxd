@@ -152,7 +152,6 @@ cdef class SortedLayout(DataLayout):
                              vector[Cand]* out) noexcept nogil
     cdef bint _use_maps(self, Elem* data, int nn) noexcept nogil
     cdef void _build_maps(self, Elem* data, int nn) noexcept nogil
-    cdef void _build_class_maps(self, Elem* data, int nn) noexcept nogil
     cdef void _move_sides(self, Elem* data, int nn, int f1, int pos) noexcept nogil
     cdef void _d2_scan_wide(self, Elem* arr, int nn, int f2, int* ntot, int32_t* fq, int32_t* cc,
                             int* target, int* skip, Split1** out, int ml) noexcept nogil

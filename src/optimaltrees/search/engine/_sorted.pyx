@@ -1328,26 +1328,32 @@ cdef class SortedLayout:
         return True
 
     cdef void _build_maps(self, Elem* data, int nn) noexcept nogil:
-        """Every feature's label and change maps of the node, and each row's
-        position in every feature's order (for :meth:`_move_sides`)."""
+        """Every feature's label and change maps of the node (two classes:
+        class 1's map, at [f2 * words + w]; more: one per class, at
+        [(f2 * K + class) * words + w]), and each row's position in every
+        feature's order (for :meth:`_move_sides`)."""
         cdef int p = self.p, f2, k, j, w, end, prev
         cdef int W = (nn + 63) >> 6
         cdef Elem* arr
         cdef Elem e
         cdef uint64_t lw, cw
+        cdef uint64_t lk[MAPS_MAX_CLASSES]       # three classes and more: each class's bits of the word
         cdef int32_t* at = &self.map_at[0]
+        cdef int K = self.K, c
+        cdef bint two = K == 2
         self.map_words = W
-        if self.K > 2:
-            self._build_class_maps(data, nn)
-            return
         for f2 in range(p):
             arr = data + <size_t>f2 * nn
             prev = -1
             # a word's bits gather in registers (or-ing each row into memory
-            # chained every row's store to the last one's)
+            # chained every row's store to the last one's; with more classes
+            # the rows of one class chain, as they follow each other less)
             for w in range(W):
                 lw = 0
                 cw = 0
+                if not two:
+                    for c in range(K):
+                        lk[c] = 0
                 k = w * 64
                 end = nn - k if nn - k < 64 else 64
                 for j in range(end):
@@ -1355,46 +1361,17 @@ cdef class SortedLayout:
                         prefetch(at + <size_t>arr[k + j + AHEAD].id * p + f2)
                     e = arr[k + j]
                     at[<size_t>e.id * p + f2] = k + j
-                    lw |= <uint64_t>e.label << j
+                    if two:
+                        lw |= <uint64_t>e.label << j
+                    else:
+                        lk[e.label] |= <uint64_t>1 << j
                     cw |= <uint64_t>(e.rank != prev) << j
                     prev = e.rank
-                self.map_label[<size_t>f2 * W + w] = lw
-                self.map_change[<size_t>f2 * W + w] = cw
-        self.map_built = True
-        self.map_f1 = -1
-        self.map_seq_ok = False
-
-    cdef void _build_class_maps(self, Elem* data, int nn) noexcept nogil:
-        """:meth:`_build_maps` with three classes and more: a label map per
-        class, at [(f2 * K + class) * words + w]."""
-        cdef int p = self.p, K = self.K, f2, k, j, w, end, prev, c
-        cdef int W = (nn + 63) >> 6
-        cdef Elem* arr
-        cdef Elem e
-        cdef uint64_t cw
-        cdef uint64_t lk[MAPS_MAX_CLASSES]
-        cdef int32_t* at = &self.map_at[0]
-        cdef uint64_t* L
-        for f2 in range(p):
-            arr = data + <size_t>f2 * nn
-            prev = -1
-            L = &self.map_label[<size_t>f2 * K * W]
-            for w in range(W):
-                for c in range(K):
-                    lk[c] = 0
-                cw = 0
-                k = w * 64
-                end = nn - k if nn - k < 64 else 64
-                for j in range(end):
-                    if k + j + AHEAD < nn:
-                        prefetch(at + <size_t>arr[k + j + AHEAD].id * p + f2)
-                    e = arr[k + j]
-                    at[<size_t>e.id * p + f2] = k + j
-                    lk[e.label] |= <uint64_t>1 << j
-                    cw |= <uint64_t>(e.rank != prev) << j
-                    prev = e.rank
-                for c in range(K):
-                    L[<size_t>c * W + w] = lk[c]
+                if two:
+                    self.map_label[<size_t>f2 * W + w] = lw
+                else:
+                    for c in range(K):
+                        self.map_label[(<size_t>f2 * K + c) * W + w] = lk[c]
                 self.map_change[<size_t>f2 * W + w] = cw
         self.map_built = True
         self.map_f1 = -1
