@@ -154,3 +154,59 @@ def test_a_stopped_fit_is_never_worse_than_the_greedy_tree(name):
     assert clf.trace_[0].time < 1.0
     assert 0.0 < clf.gap_ <= 1.0 and clf.lower_bound_ <= clf.train_error_
 
+
+
+class _StopsLate:
+    """An engine whose every solve reports that the clock stopped it, with the
+    bound it really reached: a limit met just as the proof completed."""
+
+    def __init__(self, engine):
+        object.__setattr__(self, "_engine", engine)
+
+    def __getattr__(self, name):
+        return getattr(self._engine, name)
+
+    def __setattr__(self, name, value):
+        setattr(self._engine, name, value)
+
+    def solve(self, *args):
+        from optimaltrees.search.engine import SolveOutcome
+        out = self._engine.solve(*args)
+        return SolveOutcome(out.objective, out.lower_bound, out.root, True)
+
+
+@pytest.mark.parametrize("depth", [2, 3])
+def test_a_stop_after_the_proof_still_reports_the_proof(monkeypatch, depth):
+    import optimaltrees.search.contree as contree
+
+    real = contree.build_engine
+    monkeypatch.setattr(contree, "build_engine", lambda *a, **k: _StopsLate(real(*a, **k)))
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 4))
+    y = ((X[:, 0] > 0) ^ (X[:, 1] > 0.5)).astype(int)
+    y[rng.random(300) < 0.1] ^= 1
+    clf = OptimalTreeClassifier(max_depth=depth).fit(X, y)   # no greedy restart first
+    exact = OptimalTreeClassifier(max_depth=depth).fit(X, y)
+    assert exact.is_optimal_ and clf.train_error_ == exact.train_error_
+    # the bound met the incumbent: proven, whatever stopped the solve
+    assert clf.is_optimal_ and not clf.timed_out_ and clf.gap_ == 0.0
+
+
+def test_a_stop_before_the_proof_is_reported(monkeypatch):
+    import optimaltrees.search.contree as contree
+
+    class _StopsEarly(_StopsLate):
+        def solve(self, *args):
+            from optimaltrees.search.engine import SolveOutcome
+            out = self._engine.solve(*args)
+            return SolveOutcome(out.objective, min(out.lower_bound, out.objective - 1), out.root, True)
+
+    real = contree.build_engine
+    monkeypatch.setattr(contree, "build_engine", lambda *a, **k: _StopsEarly(real(*a, **k)))
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(300, 4))
+    y = (X[:, 0] > 0).astype(int)
+    y[rng.random(300) < 0.1] ^= 1
+    with pytest.warns(UserWarning, match="not proven optimal"):
+        clf = OptimalTreeClassifier(max_depth=2).fit(X, y)
+    assert clf.timed_out_ and not clf.is_optimal_ and clf.gap_ > 0

@@ -377,8 +377,13 @@ def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
     lower_bound = min(o.lower_bound for o in outcomes)
     interrupted = any(bool(e.interrupted) for e in engines)
     stopped = state["stop"] and not interrupted
-    memory_out = any(bool(e.memory_out) for e in engines) and not interrupted and not stopped
-    timed_out = any(o.aborted for o in outcomes) and not interrupted and not stopped and not memory_out
+    # a solve cut short by the clock or the memory cap whose bound already
+    # meets the incumbent has proven it: the stop changed nothing, say so
+    proven = lower_bound >= objective - 1e-9 * max(1.0, abs(objective))
+    memory_out = (any(bool(e.memory_out) for e in engines) and not interrupted and not stopped
+                  and not proven)
+    timed_out = (any(o.aborted for o in outcomes) and not interrupted and not stopped and not memory_out
+                 and not proven)
     # the answer always closes the trace (a leaf, a cached root, depth <= 1
     # never pass through the root-improvement hook)
     if not points or objective < points[-1].objective - 1e-12:
