@@ -210,3 +210,16 @@ def test_a_stop_before_the_proof_is_reported(monkeypatch):
     with pytest.warns(UserWarning, match="not proven optimal"):
         clf = OptimalTreeClassifier(max_depth=2).fit(X, y)
     assert clf.timed_out_ and not clf.is_optimal_ and clf.gap_ > 0
+
+
+def test_a_leaf_without_errors_returned_at_the_limit_is_proven():
+    # the limit passes before the search starts: the majority leaf comes back;
+    # with one class it makes no error, so it is optimal, not "timed out"
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(2000, 5))
+    one_class = OptimalTreeClassifier(max_depth=3, time_limit=1e-6).fit(X, np.zeros(2000, dtype=int))
+    assert one_class.stats_ == {"prepared": False}
+    assert one_class.is_optimal_ and not one_class.timed_out_ and one_class.train_error_ == 0
+    with pytest.warns(UserWarning, match="not proven optimal"):
+        two = OptimalTreeClassifier(max_depth=3, time_limit=1e-6).fit(X, (X[:, 0] > 0).astype(int))
+    assert two.stats_ == {"prepared": False} and two.timed_out_ and not two.is_optimal_

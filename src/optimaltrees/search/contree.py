@@ -507,7 +507,9 @@ def leaf_result(n_features: int, y_index: np.ndarray, n_classes: int, start: flo
     objective = float(counts.sum() - counts.max())
     error = objective if weight is not None else int(objective)
     seconds = time.perf_counter() - start
-    return SearchResult(tree, objective, 0.0, not interrupted, seconds, {"prepared": False},
+    # a leaf without errors is optimal however early the fit stopped
+    timed_out = not interrupted and objective > 0
+    return SearchResult(tree, objective, 0.0, timed_out, seconds, {"prepared": False},
                         interrupted, False, [TracePoint(seconds, error, objective, 0.0)], [tree])
 
 
