@@ -58,6 +58,24 @@ def test_same_optimum_and_certificate_as_one_thread(client):
     assert clf.is_optimal_ and clf.objective_ == one.objective
 
 
+@pytest.mark.parametrize("name", ["bank", "raisin", "wilt", "occupancy"])
+def test_threads_and_the_cluster_reach_the_peer_optimum(client, name):
+    # pycontree's depth-3 optimum on the bundled train sets (tests/fixtures):
+    # one thread, two threads and the two-worker cluster prove the same value
+    from test_peer_agreement import PEER, load
+
+    X, y = load(name)
+    expected = PEER[f"{name}:3"]
+    for params in ({"n_jobs": 1}, {"n_jobs": 2}, {"cluster": client}):
+        clf = OptimalTreeClassifier(max_depth=3, **params).fit(X, y)
+        assert clf.is_optimal_ and clf.train_error_ == expected == clf.lower_bound_, params
+        assert (clf.predict(X) != y).sum() == expected
+        if "cluster" in params:
+            assert clf.stats_["dask_shares"] == X.shape[1]
+        else:
+            assert clf.stats_["threads"] == params["n_jobs"]
+
+
 def test_a_killed_worker_does_not_change_the_answer(client):
     X, y = _noisy(3000, 4, 2)
     expected = search_tree(X, y, 2, 3)
