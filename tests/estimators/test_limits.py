@@ -155,7 +155,6 @@ def test_a_stopped_fit_is_never_worse_than_the_greedy_tree(name):
     assert 0.0 < clf.gap_ <= 1.0 and clf.lower_bound_ <= clf.train_error_
 
 
-
 class _StopsLate:
     """An engine whose every solve reports that the clock stopped it, with the
     bound it really reached: a limit met just as the proof completed."""
