@@ -431,16 +431,34 @@ def test_sat_table3_suite_end_to_end(tmp_path):
     args = _suite_args("sat-table3", ["--data-root", str(tmp_path), "--datasets", "iris", "--folds", "2"], out)
     text = run_suite("sat-table3", args).read_text()
     records = _records(out)
-    assert len(records) == 12 and all(r["status"] == "ok" for r in records), records
+    assert len(records) == 14 and all(r["status"] == "ok" for r in records), records
     for fold in (0, 1):                 # every route proves the same minimum depth and size
         fold_recs = {r["method"]: r for r in records if r["fold"] == fold}
         assert fold_recs["sat-depth"]["depth"] == fold_recs["auto-depth"]["depth"]
         assert fold_recs["sat-size"]["nodes"] == fold_recs["auto-size"]["nodes"]
+        assert fold_recs["sat-size-binary"]["nodes"] == fold_recs["auto-size"]["nodes"]
         assert fold_recs["optimal-tree"]["depth"] <= fold_recs["auto-depth"]["depth"]
         assert all(r["train_errors"] == 0 for m, r in fold_recs.items() if m not in ("cart",))
     assert sum(r["dropped"] for r in records if r["method"] == "sat-depth") == 1
     assert "| iris | sat-depth |" in text and "0.018 s, 3, 92.9 %" in text
     assert "iris sat-depth:" in text and "the paper's 0.018 s" in text
+
+
+def test_sat_table3_draw_cross_validates_rows_drawn_with_replacement(tmp_path):
+    # --draw: the folds split rows drawn with replacement, so a training part
+    # repeats rows (fewer distinct than rows) and its size follows the draw
+    from optimaltrees.bench.fits import sat_fold
+
+    rng = np.random.default_rng(5)
+    X = rng.integers(0, 4, size=(30, 2))
+    y = (X[:, 0] > X[:, 1]).astype(int)
+    path = tmp_path / "t.csv"
+    pd.DataFrame(np.column_stack([X, y]), columns=["a", "b", "y"]).to_csv(path, index=False)
+    plain = sat_fold(data=str(path), method="auto-depth", fold=0, folds=5)
+    drawn = sat_fold(data=str(path), method="auto-depth", fold=0, folds=5, draw=100)
+    assert plain["n_train"] == 24 and plain["distinct_train"] <= 16       # 4 x 4 possible rows
+    assert drawn["n_train"] == 80 and drawn["distinct_train"] <= 16
+    assert drawn["train_errors"] == 0 and drawn["dropped"] == 0
 
 
 def test_sat_table3_targets_count_unfinished_folds_and_flag_other_problems():

@@ -62,12 +62,15 @@ def assert_fits(clf, X, y):
 @given(data=instances(max_n=10, max_features=3, max_classes=4), objective=st.sampled_from(["depth", "size"]),
        cardinality=st.sampled_from(["counter", "totalizer"]), per_round=st.sampled_from([1, 1, 3]),
        depth_search=st.sampled_from(["auto", "sat", "sat", "dp"]),
-       repair=st.sampled_from(["auto", None, (1,), (2, 1)]))
-def test_min_depth_and_size_match_brute_force(data, objective, cardinality, per_round, depth_search, repair):
+       repair=st.sampled_from(["auto", None, (1,), (2, 1)]),
+       size_search=st.sampled_from(["descending", "binary"]))
+def test_min_depth_and_size_match_brute_force(data, objective, cardinality, per_round, depth_search, repair,
+                                              size_search):
     # "auto" frees half the depth, then 0.8 of it (depth 3: 1 then 2 levels)
     X, y = data
     clf = SATTreeClassifier(objective, categorical="none", cardinality=cardinality,
-                            examples_per_round=per_round, depth_search=depth_search, repair=repair)
+                            examples_per_round=per_round, depth_search=depth_search, repair=repair,
+                            size_search=size_search)
     if has_conflicts(X, y):
         with pytest.raises(ConflictingExamplesError) as info:
             clf.fit(X, y)
@@ -103,8 +106,10 @@ def test_auto_repair_frees_a_share_of_the_depth():
 @settings(max_examples=n_examples(80), **SETTINGS)
 @given(seed=st.integers(0, 2**32 - 1), rows=st.integers(12, 40), features=st.integers(3, 7),
        classes=st.integers(2, 3), cardinality=st.sampled_from(["counter", "totalizer"]),
-       repair=st.sampled_from(["auto", None, (1,), (2, 1)]))
-def test_sat_size_on_deeper_trees_matches_the_dp_route(seed, rows, features, classes, cardinality, repair):
+       repair=st.sampled_from(["auto", None, (1,), (2, 1)]),
+       size_search=st.sampled_from(["descending", "binary"]))
+def test_sat_size_on_deeper_trees_matches_the_dp_route(seed, rows, features, classes, cardinality, repair,
+                                                       size_search):
     """Deeper, non-perfect smallest trees than the brute force can reach
     (depth 3-6, leaves above the bottom level): here the leaf bound's
     symmetry breaking (empty sides) decides UNSAT calls.  The oracle is the
@@ -118,7 +123,7 @@ def test_sat_size_on_deeper_trees_matches_the_dp_route(seed, rows, features, cla
     y = np.array([keep[tuple(row)] for row in X])            # consistent labels
     assume(np.unique(y).size > 1)
     sat = SATTreeClassifier("size", categorical="none", depth_search="sat", cardinality=cardinality,
-                            repair=repair, time_limit=None).fit(X, y)
+                            repair=repair, size_search=size_search, time_limit=None).fit(X, y)
     dp = SATTreeClassifier("size", categorical="none", depth_search="auto", time_limit=None).fit(X, y)
     note(f"depth {dp.depth_}, leaves dp {dp.get_n_leaves()} sat {sat.get_n_leaves()}")
     assert_fits(sat, X, y)
@@ -550,6 +555,7 @@ def test_decode_reads_the_tree_from_any_model_layout(solver):
     (dict(objective="errors"), ValueError, "needs max_depth"),
     (dict(time_limit=0), ValueError, r"'time_limit' parameter .* range \(0\.0, inf\) or None\. Got 0"),
     (dict(cardinality="bdd"), ValueError, r"'cardinality' parameter .* Got 'bdd'"),
+    (dict(size_search="linear"), ValueError, r"'size_search' parameter .* Got 'linear'"),
     (dict(examples_per_round=0), ValueError, r"'examples_per_round' parameter .* range \[1, inf\)\. Got 0"),
     (dict(categorical="some"), ValueError, r"'categorical' parameter .* Got 'some'"),
     (dict(depth_search="bfs"), ValueError, r"'depth_search' parameter .* Got 'bfs'"),

@@ -22,7 +22,7 @@ from optimaltrees.search.sat import CARDINALITIES, infer, min_errors, prepare
 from optimaltrees.search.sat.problem import refuse_conflicts
 from optimaltrees.search.sat.encoding import check_solver_name
 from optimaltrees.model.tree import Tree
-from optimaltrees.search.sat.inference import DEFAULT_REPAIR, DEPTH_SEARCHES
+from optimaltrees.search.sat.inference import DEFAULT_REPAIR, DEPTH_SEARCHES, SIZE_SEARCHES
 from optimaltrees.search.sat.result import SATProgress, SATResult, SATStats
 from optimaltrees.search.sat.decode import nested_to_tree, to_tree
 from optimaltrees.search.sat.exact import OrdinalTests, min_errors_dp, test_chains
@@ -160,6 +160,10 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
     cardinality : {"counter", "totalizer"}, default="counter"
         Leaf bound for ``"size"``: the paper's sequential counter or
         python-sat's incremental totalizer.
+    size_search : {"descending", "binary"}, default="descending"
+        How the SAT loop walks the leaf bound for ``"size"``: one leaf fewer
+        than the best tree until the bound is infeasible (a single UNSAT
+        call, usually the costly kind), or the paper's binary search.
     examples_per_round : int, default=1
         Misclassified examples added to the formula per round (the paper adds one).
     depth_search : {"auto", "sat", "dp"}, default="auto"
@@ -244,7 +248,8 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
 
     def __init__(self, objective: str = "depth", *, max_depth: int | None = None,
                  time_limit: float | None = DEFAULT_TIME_LIMIT, solver: str = "glucose4",
-                 categorical="auto", cardinality: str = "counter", examples_per_round: int = 1,
+                 categorical="auto", cardinality: str = "counter", size_search: str = "descending",
+                 examples_per_round: int = 1,
                  depth_search: str = "auto", errors_search: str = "dp", repair="auto",
                  random_state: int | None = None, verbose: bool = False, class_weight=None) -> None:
         self.objective = objective
@@ -253,6 +258,7 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         self.solver = solver
         self.categorical = categorical
         self.cardinality = cardinality
+        self.size_search = size_search
         self.examples_per_round = examples_per_round
         self.depth_search = depth_search
         self.errors_search = errors_search
@@ -268,6 +274,7 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         "solver": [str],                        # one python-sat offers: _check_param_combinations
         "categorical": [StrOptions({"auto", "all", "none"}), "array-like"],
         "cardinality": [StrOptions(set(CARDINALITIES))],
+        "size_search": [StrOptions(set(SIZE_SEARCHES))],
         "examples_per_round": [Range(Integral, 1, None, closed="left")],
         "depth_search": [StrOptions(set(DEPTH_SEARCHES))],
         "errors_search": [StrOptions(set(ERRORS_SEARCHES))],
@@ -396,6 +403,7 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         else:
             search = dict(problem=problem, objective=self.objective, max_depth=self.max_depth,
                           solver=self.solver, cardinality=self.cardinality,
+                          size_search=self.size_search,
                           per_round=int(self.examples_per_round), order=order,
                           depth_search=self.depth_search, tests=tests,
                           repair=self._repair_levels(),
