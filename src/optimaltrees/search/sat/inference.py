@@ -197,7 +197,7 @@ SIZE_SEARCHES = ("descending", "binary")
 
 
 def min_size(problem: Problem, depth_result: SATResult, enc: TreeEncoding | None, *,
-             solver: str = "glucose4", cardinality: str = "counter", per_round: int = 1,
+             solver: str = "glucose4", cardinality: str = "totalizer", per_round: int = 1,
              order: np.ndarray | None = None, repair=DEFAULT_REPAIR,
              size_search: str = "descending",
              report: Report | None = None, progress: float | None = None) -> SATResult:
@@ -275,7 +275,7 @@ DEPTH_SEARCHES = ("auto", "sat", "dp")
 
 
 def infer(problem: Problem, *, objective: str = "depth", max_depth: int | None = None,
-          solver: str = "glucose4", cardinality: str = "counter", per_round: int = 1,
+          solver: str = "glucose4", cardinality: str = "totalizer", per_round: int = 1,
           order: np.ndarray | None = None, depth_search: str = "sat",
           tests: OrdinalTests | None = None, repair=DEFAULT_REPAIR,
           size_search: str = "descending",
