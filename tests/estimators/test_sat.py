@@ -500,26 +500,25 @@ def test_other_solvers_find_the_same_optimum(mouse, solver):
     assert clf.stats_["search"] == "sat" and clf.stats_["sat_calls"] > 0
 
 
-@pytest.mark.parametrize("solver, incremental", [("glucose3", True), ("g4", True), ("glucose42", True),
-                                                 ("minisat22", False), ("cadical195", False)])
-def test_glucose_runs_in_its_incremental_mode(monkeypatch, solver, incremental):
-    """Glucose's solvers are switched to their incremental mode (the one
-    python-sat call that sets it is made); the others, which refuse it, are not."""
+@pytest.mark.parametrize("objective", ["depth", "size"])
+@pytest.mark.parametrize("solver, glucose", [("glucose3", True), ("glucose4", True), ("glucose42", True),
+                                             ("minisat22", False), ("cadical195", False)])
+def test_glucose_runs_in_its_incremental_mode_for_dt_size(monkeypatch, mouse, objective, solver, glucose):
+    """DT-size fits switch Glucose's solvers to their incremental mode (the
+    python-sat call that sets it is made for each depth's solver); DT-depth
+    fits and the other solvers, which refuse it, are left as they are."""
     import pysolvers
-
-    from optimaltrees.search.sat.encoding import TreeEncoding
 
     switched = []
     for name in ("glucose3_setincr", "glucose41_setincr", "glucose421_setincr"):
         real = getattr(pysolvers, name)
         monkeypatch.setattr(pysolvers, name, lambda handle, real=real: switched.append(real(handle)))
-    enc = TreeEncoding(np.array([[0, 1], [1, 0]], dtype=np.uint8), np.array([0, 1]), 2, 1, solver=solver)
-    try:
-        enc.add_examples([0, 1])
-        assert enc.solve()
-    finally:
-        enc.delete()
-    assert len(switched) == (1 if incremental else 0)
+    X, y = mouse
+    clf = SATTreeClassifier(objective, categorical="all", solver=solver, depth_search="sat",
+                            time_limit=None).fit(X, y)
+    assert (clf.depth_, clf.n_nodes_) == ((4, 15) if objective == "size" else (4, clf.n_nodes_))
+    depths = len(clf.stats_["depths_tried"])
+    assert len(switched) == (depths if glucose and objective == "size" else 0) and depths >= 2
 
 
 @pytest.mark.parametrize("solver", ["glucose3", "glucose4", "minisat22", "cadical195", "lingeling"])

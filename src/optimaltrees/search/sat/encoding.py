@@ -35,11 +35,13 @@ from optimaltrees.search.sat.worker import solve_within
 #: over the whole formula at the start of *every* call; with ~1000 incremental
 #: calls on 2M clauses that dominated car's DT-depth (141 s -> 27 s without it)
 CADICAL_OPTIONS = {"lucky": 0}
-#: Glucose runs in its incremental mode (Audemard, Lagniez and Simon, SAT
-#: 2013: assumption literals left out of the clause quality, LBD, that decides
-#: which learnt clauses are kept): this loop makes hundreds of calls under
-#: assumptions (leaf bound, repairs).  DT-size on balance-scale's drawn folds,
-#: totalizer: 46 and 92 s against 123 and 134 s on two folds, car unchanged
+#: Glucose in its incremental mode (Audemard, Lagniez and Simon, SAT 2013:
+#: assumption literals left out of the clause quality, LBD, that decides which
+#: learnt clauses are kept) for DT-size fits, whose leaf bound and repairs are
+#: assumptions: on balance-scale's drawn folds (totalizer) 46 and 92 s against
+#: 123 and 134 s on two folds, car's DT-size unchanged.  From the start only:
+#: switched on when the leaf bound arrives, those two folds took 218 and 279 s.
+#: Not for DT-depth alone: car's DT-depth took 40-44 s instead of 7.6 s
 INCREMENTAL_MODE_SOLVERS = frozenset(
     getattr(SolverNames, "glucose3", ()) + getattr(SolverNames, "glucose4", ())
     + getattr(SolverNames, "glucose42", ()))
@@ -95,8 +97,8 @@ def check_solver_name(name) -> None:
         raise ValueError(f"unknown SAT solver {name!r}; python-sat offers {available_solvers()}")
 
 
-def _new_solver(name: str) -> Solver:
-    incremental = name in INCREMENTAL_MODE_SOLVERS
+def _new_solver(name: str, incremental: bool = False) -> Solver:
+    incremental = incremental and name in INCREMENTAL_MODE_SOLVERS
     solver = Solver(name=name, incr=True) if incremental else Solver(name=name)
     configure = getattr(solver.solver, "configure", None)
     if configure is not None and name.startswith("cadical"):
@@ -147,11 +149,13 @@ class TreeEncoding:
     ``B`` is the (n, m) 0/1 matrix of the examples, ``y`` their class indices
     (0..c-1); examples are added by row index with :meth:`add_examples`.
     With ``solver=None`` the clauses are collected in :attr:`clauses` instead
-    (the MaxSAT formulation builds its hard part that way).
+    (the MaxSAT formulation builds its hard part that way).  ``incremental``:
+    Glucose in its incremental mode (see INCREMENTAL_MODE_SOLVERS).
     """
 
     def __init__(self, B: np.ndarray, y: np.ndarray, n_classes: int, depth: int,
-                 solver: str | None = "glucose4", chains: list[np.ndarray] | None = None) -> None:
+                 solver: str | None = "glucose4", chains: list[np.ndarray] | None = None,
+                 incremental: bool = False) -> None:
         if depth < 1:
             raise ValueError("the SAT encoding needs depth >= 1")
         self.B = np.ascontiguousarray(B, dtype=np.uint8)     # rows cast to int64 when encoded
@@ -161,7 +165,7 @@ class TreeEncoding:
         self.m = self.B.shape[1]
         self.c = n_classes
         self.pool = IDPool()
-        self.solver = _new_solver(solver) if solver is not None else None
+        self.solver = _new_solver(solver, incremental) if solver is not None else None
         self._append = clause_adder(self.solver) if solver is not None else None
         self.clauses: list[list[int]] = []
         self.n_clauses = 0

@@ -140,11 +140,12 @@ def _fit_loop(enc: TreeEncoding, order_rank: np.ndarray,
 
 def min_depth(problem: Problem, *, max_depth: int | None = None, solver: str = "glucose4",
               per_round: int = 1, order: np.ndarray | None = None,
-              repair=DEFAULT_REPAIR,
+              repair=DEFAULT_REPAIR, incremental: bool = False,
               report: Report | None = None,
               progress: float | None = None) -> tuple[SATResult, TreeEncoding | None]:
     """DT-depth: the smallest depth of a tree that fits every example.
-    ``progress``: report a :class:`SATProgress` at most this often (seconds).
+    ``progress``: report a :class:`SATProgress` at most this often (seconds);
+    ``incremental``: the solvers in Glucose's incremental mode (DT-size's).
 
     Returns the result and the solver state at that depth (for
     :func:`min_size`).  Raises :class:`NoTreeWithinDepthError` past ``max_depth``.
@@ -162,7 +163,8 @@ def min_depth(problem: Problem, *, max_depth: int | None = None, solver: str = "
     ticker = _Ticker(report, progress)
     while k <= cap:
         stats.depths_tried.append(k)
-        enc = TreeEncoding(B, y, problem.n_classes, k, solver=solver, chains=problem.chains)
+        enc = TreeEncoding(B, y, problem.n_classes, k, solver=solver, chains=problem.chains,
+                           incremental=incremental)
 
         def tick(force: bool = False, enc=enc, k=k) -> None:
             ticker(lambda: SATProgress("depth", k, None, k, None, stats.sat_calls, stats.rounds,
@@ -220,7 +222,7 @@ def min_size(problem: Problem, depth_result: SATResult, enc: TreeEncoding | None
     B, y = problem.B, problem.row_classes()
     if enc is None:                  # the depth came from elsewhere: a fresh formula
         enc = TreeEncoding(B, y, problem.n_classes, result.tree.depth, solver=solver,
-                          chains=problem.chains)
+                           chains=problem.chains, incremental=True)
         try:
             return min_size(problem, result, enc, solver=solver, cardinality=cardinality,
                             per_round=per_round, order=order, repair=repair,
@@ -299,7 +301,8 @@ def infer(problem: Problem, *, objective: str = "depth", max_depth: int | None =
         enc = None
     else:
         result, enc = min_depth(problem, max_depth=max_depth, solver=solver, per_round=per_round,
-                                order=order, repair=repair, report=report, progress=progress)
+                                order=order, repair=repair, incremental=objective == "size",
+                                report=report, progress=progress)
     try:
         if objective == "size":
             result = min_size(problem, result, enc, solver=solver, cardinality=cardinality,
