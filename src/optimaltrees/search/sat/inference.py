@@ -212,7 +212,8 @@ def min_size(problem: Problem, depth_result: SATResult, enc: TreeEncoding | None
     while SAT bounds above the optimum mostly return in under a second, so
     one UNSAT call beats the binary search's several (one run each, three
     resampled balance-scale training sets: 150, 134 and 214 s against 220,
-    161 and over 300 s; car: 147 s against 180 s)."""
+    161 and over 300 s; car: 147 s against 180 s; both with the sequential
+    counter, before the totalizer and Glucose's incremental mode)."""
     if size_search not in SIZE_SEARCHES:
         raise ValueError(f"size_search must be one of {SIZE_SEARCHES}, got {size_search!r}")
     result = depth_result
