@@ -602,3 +602,76 @@ def test_scale_slope_is_the_log_log_exponent():
     assert slope([(10, 1.0), (100, 10.0), (1000, 100.0)]) == pytest.approx(1.0)
     assert slope([(1000, 2.0), (10000, 200.0)]) == pytest.approx(2.0)
     assert slope([(1000, 2.0)]) is None
+
+
+def _diagrams_monks_copy(path, train_rows, train_labels):
+    """Write rows of MONK's attributes (values 1..k) and their classes in the
+    diagrams copy's layout: class as feature "0" (-1/0), a1..a5 one-hot
+    without their first value, a6 - 1 as the label "y", the training rows
+    followed by the whole attribute grid (labelled by the MONK's-2 concept)."""
+    import itertools
+
+    grid = np.array(list(itertools.product(range(1, 4), range(1, 4), range(1, 3), range(1, 4),
+                                           range(1, 5), range(1, 3))))
+    rows = np.vstack([train_rows, grid])
+    labels = np.concatenate([train_labels, ((grid == 1).sum(axis=1) == 2).astype(int)])
+    cols = {"0": labels - 1}
+    for j, k in enumerate((3, 3, 2, 3, 4)):
+        names = [f"{j + 1}_{v}" for v in range(1, k)] if k > 2 else [f"{j + 1}"]
+        for v, name in enumerate(names, start=2):
+            cols[name] = (rows[:, j] == v).astype(int)
+    cols["y"] = rows[:, 5] - 1
+    pd.DataFrame(cols).to_csv(path, index=False)
+    return grid
+
+
+def test_uci_monks_recovers_the_training_set_from_the_shifted_diagrams_copy(tmp_path):
+    # the diagrams copy swaps the class and a6: decoding gives back exactly the
+    # training rows and classes, and any other layout is refused by name
+    from optimaltrees.bench.data import uci_monks
+
+    rng = np.random.default_rng(7)
+    path = tmp_path / "monks3.csv"
+    grid = _diagrams_monks_copy(path, np.zeros((0, 6), dtype=int), np.zeros(0, dtype=int))
+    train = grid[rng.choice(len(grid), size=122, replace=False)]
+    labels = rng.integers(0, 2, size=122)
+    _diagrams_monks_copy(path, train, labels)
+    X, y = uci_monks(str(path), "monks3")
+    assert list(X.columns) == ["a1", "a2", "a3", "a4", "a5", "a6"]
+    np.testing.assert_array_equal(X.to_numpy(), train)
+    np.testing.assert_array_equal(y, labels)
+    with pytest.raises(ValueError, match="169 training rows followed by the 432"):
+        uci_monks(str(path), "monks2")                  # 122 training rows, not 169
+    frame = pd.read_csv(path)
+    frame.iloc[-1, 1:] = frame.iloc[-2, 1:].to_numpy()  # the test part is not the grid
+    frame.to_csv(tmp_path / "bad.csv", index=False)
+    with pytest.raises(ValueError, match="attribute combinations"):
+        uci_monks(str(tmp_path / "bad.csv"), "monks3")
+    frame = pd.read_csv(path).rename(columns={"0": "class"})
+    frame.to_csv(tmp_path / "renamed.csv", index=False)
+    with pytest.raises(ValueError, match="expected the diagrams copy's"):
+        uci_monks(str(tmp_path / "renamed.csv"), "monks3")
+    with pytest.raises(ValueError, match="no MONK's training set"):
+        uci_monks(str(path), "monks1")
+
+
+def test_sat_table3_cross_validates_monks2_as_its_uci_training_set(tmp_path):
+    # the suite reads monks2 through the decoder: folds of its 169 training
+    # rows, consistent (nothing dropped), perfect trees of the concept's data
+    rng = np.random.default_rng(11)
+    (tmp_path / "diagrams").mkdir()
+    path = tmp_path / "diagrams" / "monks2.csv"
+    grid = _diagrams_monks_copy(path, np.zeros((0, 6), dtype=int), np.zeros(0, dtype=int))
+    train = grid[rng.choice(len(grid), size=169, replace=False)]
+    _diagrams_monks_copy(path, train, ((train == 1).sum(axis=1) == 2).astype(int))
+    out = tmp_path / "out" / "t3.md"
+    args = _suite_args("sat-table3", ["--data-root", str(tmp_path), "--datasets", "monks2", "--folds", "2",
+                                      "--methods", "auto-depth", "sat-depth"], out)
+    text = run_suite("sat-table3", args).read_text()
+    records = _records(out)
+    assert len(records) == 4 and all(r["status"] == "ok" for r in records), records
+    assert {r["n_train"] for r in records} <= {84, 85} and all(r["dropped"] == 0 for r in records)
+    assert all(r["train_errors"] == 0 for r in records)
+    by = {(r["method"], r["fold"]): r["depth"] for r in records}
+    assert by["sat-depth", 0] == by["auto-depth", 0] and by["sat-depth", 1] == by["auto-depth", 1]
+    assert "| monks2 | sat-depth |" in text

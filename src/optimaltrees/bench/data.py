@@ -35,3 +35,52 @@ def split_rows(y: np.ndarray, seed: int, fractions=(0.5, 0.25, 0.25)) -> list[np
         parts.append(np.sort(take))
     parts.append(np.sort(rest))
     return parts
+
+
+#: rows of the UCI MONK's training files (Thrun et al. 1991), as in Avellaneda's Table 4
+MONKS_TRAINING_ROWS = {"monks2": 169, "monks3": 122}
+#: values of attributes a1..a6
+_MONKS_VALUES = (3, 3, 2, 3, 4, 2)
+#: the diagrams copy's columns holding a1..a5, one-hot with the first value dropped
+_MONKS_DUMMIES = (("1_1", "1_2"), ("2_1", "2_2"), ("3",), ("4_1", "4_2"), ("5_1", "5_2", "5_3"))
+
+
+def uci_monks(path: str, name: str):
+    """(X, y) of the UCI MONK's training set ``name`` from the diagrams copy.
+
+    Why: that copy is shifted by one column.  Its feature ``0`` (-1/0) is the
+    class and its label ``y`` is attribute a6; a1..a5 are one-hot with their
+    first value dropped.  Read as it stands, it has conflicting rows and
+    deeper trees than any MONK's problem.  Its rows are the UCI training file
+    followed by the test file (all 432 attribute combinations in order), so
+    the training set is recovered exactly: attributes a1..a6 with values
+    1..k (as ``categorical/monk1.csv`` has them) and class 0/1.  Any other
+    layout is refused."""
+    import itertools
+
+    import pandas as pd
+
+    if name not in MONKS_TRAINING_ROWS:
+        raise ValueError(f"no MONK's training set named {name!r}; known: {sorted(MONKS_TRAINING_ROWS)}")
+    frame = pd.read_csv(path, encoding="utf-8-sig")
+    expected = ["0", *(c for group in _MONKS_DUMMIES for c in group), "y"]
+    if list(frame.columns) != expected:
+        raise ValueError(f"{path}: columns {list(frame.columns)}, expected the diagrams copy's {expected}")
+    values = frame.to_numpy()
+    if not np.isin(values[:, 0], (-1, 0)).all() or not np.isin(values[:, 1:], (0, 1)).all():
+        raise ValueError(f"{path}: expected column 0 in {{-1, 0}} and 0/1 elsewhere")
+    attributes = []
+    for group in _MONKS_DUMMIES:
+        dummies = frame[list(group)].to_numpy()
+        if (dummies.sum(axis=1) > 1).any():
+            raise ValueError(f"{path}: more than one of the columns {group} set in a row")
+        attributes.append(1 + dummies @ np.arange(1, len(group) + 1))
+    attributes.append(1 + frame["y"].to_numpy())
+    A = np.column_stack(attributes).astype(np.int64)
+    n_train = MONKS_TRAINING_ROWS[name]
+    grid = np.array(list(itertools.product(*(range(1, k + 1) for k in _MONKS_VALUES))))
+    if len(A) != n_train + len(grid) or not np.array_equal(A[n_train:], grid):
+        raise ValueError(f"{path}: expected {n_train} training rows followed by the {len(grid)} "
+                         "attribute combinations of the UCI test file, in order")
+    X = pd.DataFrame(A[:n_train].astype(np.float64), columns=[f"a{j}" for j in range(1, 7)])
+    return X, (values[:n_train, 0] + 1).astype(np.int64)

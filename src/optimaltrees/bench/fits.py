@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 
-from optimaltrees.bench.data import load_table, split_rows
+from optimaltrees.bench.data import load_table, split_rows, uci_monks
 
 
 def _cpu() -> float:
@@ -349,7 +349,7 @@ TABLE3_METHODS = {
 
 
 def sat_fold(*, data: str, method: str, fold: int, folds: int = 5, seed: int = 0,
-             time_limit: float = 60.0, draw: int | None = None) -> dict:
+             time_limit: float = 60.0, draw: int | None = None, monks: str | None = None) -> dict:
     """One fold of Avellaneda's Table 3: train on the other folds (stratified,
     shuffled by ``seed``), then test.  SAT methods fit a perfect tree (the
     paper's method, or the default route) without a limit inside the fit;
@@ -359,15 +359,21 @@ def sat_fold(*, data: str, method: str, fold: int, folds: int = 5, seed: int = 0
     ``draw``: first draw this many rows with replacement (seeded by ``seed``)
     and cross-validate those, as the paper's split files of balance-scale
     were made (864 rows of its 625): a fold's training part then repeats rows,
-    holds fewer distinct ones, and shares rows with its test part."""
+    holds fewer distinct ones, and shares rows with its test part.
+
+    ``monks``: read ``data`` as the diagrams copy of that MONK's problem and
+    cross-validate its UCI training set (see :func:`uci_monks`)."""
     import pandas as pd
     from sklearn.model_selection import StratifiedKFold
 
     from optimaltrees import OptimalTreeClassifier, SATTreeClassifier
     from optimaltrees.data.tables import read_table
 
-    table = read_table(data)
-    X, y = table.X.reset_index(drop=True), np.asarray(table.y)
+    if monks is not None:
+        X, y = uci_monks(data, monks)
+    else:
+        table = read_table(data)
+        X, y = table.X.reset_index(drop=True), np.asarray(table.y)
     if draw is not None:
         pick = np.random.default_rng(seed).choice(len(y), size=draw, replace=True)
         X, y = X.iloc[pick].reset_index(drop=True), y[pick]
