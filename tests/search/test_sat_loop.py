@@ -161,3 +161,54 @@ def test_the_kernels_refuse_indices_outside_their_arrays():
             misclassified(B, y, nodes, leaves, 2)
     with pytest.raises(ValueError, match="shorter"):
         misclassified(B, y, np.array([-1, 0], dtype=np.int64), leaves, 2)
+
+
+def test_clause_batches_run_with_the_collector_paused_and_restore_it():
+    # the formula's big batches (a depth's formula, examples, the leaf bound)
+    # build their lists with the collector off, and leave it as they found it
+    import gc
+
+    from optimaltrees.search.sat.encoding import clause_batch
+
+    seen = []
+
+    class Recorder:           # stands in for the compiled builder
+        def __init__(self, inner):
+            self.inner = inner
+
+        def routing(self, out, row, x0):
+            seen.append(("routing", gc.isenabled()))
+            self.inner.routing(out, row, x0)
+
+        def classes(self, out, x0, a, guard=0):
+            self.inner.classes(out, x0, a, guard)
+
+    rng = np.random.default_rng(0)
+    B = rng.integers(0, 2, size=(8, 3)).astype(np.uint8)
+    y = rng.integers(0, 2, size=8)
+    assert gc.isenabled()
+    enc = TreeEncoding(B, y, 2, 2)
+    enc._builder = Recorder(enc._builder)
+    enc.add_examples([0, 1])
+    assert seen == [("routing", False), ("routing", False)] and gc.isenabled()
+    enc.add_leaf_counter(3)
+    assert gc.isenabled()
+
+    @clause_batch
+    def build(fail: bool):
+        seen.append(("build", gc.isenabled()))
+        if fail:
+            raise RuntimeError("stop")
+        return 7
+
+    seen.clear()
+    assert build(False) == 7 and gc.isenabled()
+    with pytest.raises(RuntimeError):
+        build(True)
+    assert gc.isenabled() and seen == [("build", False), ("build", False)]
+    gc.disable()
+    try:
+        build(False)
+        assert not gc.isenabled()           # the caller's choice stays
+    finally:
+        gc.enable()
