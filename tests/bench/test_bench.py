@@ -674,4 +674,4 @@ def test_sat_table3_cross_validates_monks2_as_its_uci_training_set(tmp_path):
     assert all(r["train_errors"] == 0 for r in records)
     by = {(r["method"], r["fold"]): r["depth"] for r in records}
     assert by["sat-depth", 0] == by["auto-depth", 0] and by["sat-depth", 1] == by["auto-depth", 1]
-    assert "| monks2 | sat-depth |" in text
+    assert "| monks2 | sat-depth |" in text and "monks2: the UCI training sets (169 rows;" in text
