@@ -675,3 +675,30 @@ def test_sat_table3_cross_validates_monks2_as_its_uci_training_set(tmp_path):
     by = {(r["method"], r["fold"]): r["depth"] for r in records}
     assert by["sat-depth", 0] == by["auto-depth", 0] and by["sat-depth", 1] == by["auto-depth", 1]
     assert "| monks2 | sat-depth |" in text and "monks2: the UCI training sets (169 rows;" in text
+
+
+def test_sat_table3_half_splits_train_on_half_and_test_on_a_quarter(tmp_path):
+    # --splits half: each "fold" is its own stratified half / quarter / quarter
+    # split (the paper's split files); the training half is disjoint from the
+    # test quarter, and different folds draw different halves
+    from optimaltrees.bench.fits import sat_fold
+
+    rng = np.random.default_rng(2)
+    X = rng.integers(0, 50, size=(80, 2))
+    y = np.where(X[:, 0] > X[:, 1], "yes", "no")          # string classes
+    path = tmp_path / "t.csv"
+    pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "y": y}).to_csv(path, index=False)
+    recs = [sat_fold(data=str(path), method="auto-depth", fold=f, folds=5, splits="half") for f in (0, 1)]
+    cv = sat_fold(data=str(path), method="auto-depth", fold=0, folds=5)
+    assert [r["n_train"] for r in recs] == [40, 40] and cv["n_train"] == 64
+    assert all(r["train_errors"] == 0 for r in recs)
+    with pytest.raises(ValueError, match="splits must be"):
+        sat_fold(data=str(path), method="auto-depth", fold=0, splits="thirds")
+    out = tmp_path / "out" / "t3.md"
+    (tmp_path / "diagrams").mkdir()
+    pd.DataFrame({"a": X[:, 0], "b": X[:, 1], "y": y}).to_csv(tmp_path / "diagrams" / "iris.csv", index=False)
+    args = _suite_args("sat-table3", ["--data-root", str(tmp_path), "--datasets", "iris", "--folds", "2",
+                                      "--methods", "auto-depth", "--splits", "half"], out)
+    text = run_suite("sat-table3", args).read_text()
+    assert [r["n_train"] for r in _records(out)] == [40, 40]
+    assert "2 stratified splits into halves and quarters" in text

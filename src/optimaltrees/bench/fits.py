@@ -349,7 +349,8 @@ TABLE3_METHODS = {
 
 
 def sat_fold(*, data: str, method: str, fold: int, folds: int = 5, seed: int = 0,
-             time_limit: float = 60.0, draw: int | None = None, monks: str | None = None) -> dict:
+             time_limit: float = 60.0, draw: int | None = None, monks: str | None = None,
+             splits: str = "cv") -> dict:
     """One fold of Avellaneda's Table 3: train on the other folds (stratified,
     shuffled by ``seed``), then test.  SAT methods fit a perfect tree (the
     paper's method, or the default route) without a limit inside the fit;
@@ -362,7 +363,13 @@ def sat_fold(*, data: str, method: str, fold: int, folds: int = 5, seed: int = 0
     holds fewer distinct ones, and shares rows with its test part.
 
     ``monks``: read ``data`` as the diagrams copy of that MONK's problem and
-    cross-validate its UCI training set (see :func:`uci_monks`)."""
+    cross-validate its UCI training set (see :func:`uci_monks`).
+
+    ``splits="half"``: instead of fold ``fold`` of a cross-validation, the
+    ``fold``-th stratified split into halves and quarters (seed ``seed +
+    fold``): train on the half, test on the last quarter, as the split files
+    the paper used (BinOCT's, in the InferDT repository: iris 75 training
+    rows of 150, monks-3 61 of 122)."""
     import pandas as pd
     from sklearn.model_selection import StratifiedKFold
 
@@ -377,7 +384,12 @@ def sat_fold(*, data: str, method: str, fold: int, folds: int = 5, seed: int = 0
     if draw is not None:
         pick = np.random.default_rng(seed).choice(len(y), size=draw, replace=True)
         X, y = X.iloc[pick].reset_index(drop=True), y[pick]
-    train, test = list(StratifiedKFold(folds, shuffle=True, random_state=seed).split(X, y))[fold]
+    if splits == "cv":
+        train, test = list(StratifiedKFold(folds, shuffle=True, random_state=seed).split(X, y))[fold]
+    elif splits == "half":
+        train, _, test = split_rows(np.unique(y, return_inverse=True)[1], seed + fold, (0.5, 0.25, 0.25))
+    else:
+        raise ValueError(f"splits must be 'cv' or 'half', got {splits!r}")
     keep, dropped = _consistent(X.iloc[train], y[train])
     train = train[keep]
     Xtr, ytr, Xte, yte = X.iloc[train], y[train], X.iloc[test], y[test]
