@@ -122,7 +122,8 @@ def report(records: list[dict], args, out_dir: Path) -> str:
               "`cart` / `optimal-tree`: depth-limited trees at the fold's minimum perfect depth. "
               "Paper: i7-2600K, MiniSat, C++, BinOCT's split files (InferDT's `data/*.train0.csv`: half of "
               "each set for training, e.g. iris 75 rows of 150 and monks-3 61 of 122; balance-scale's "
-              "were drawn, see --draw), so 5-fold training parts hold 1.6x the paper's rows.", ""]
+              "were drawn, see --draw)" + (", so 5-fold training parts hold 1.6x the paper's rows."
+                                           if getattr(args, "splits", "cv") == "cv" else "."), ""]
     rows = []
     for name in args.datasets:
         paper = PAPER[name]
