@@ -363,10 +363,40 @@ def test_a_search_stopped_at_any_point_answers_with_valid_bounds(data, objective
         assert clf.train_error_ == 0 and clf.depth_ == depth
     if objective == "size":
         assert clf.size_lower_bound_ <= 2 * oracle_min_leaves(X, y, depth) - 1
+        # a tree of depth d has d + 1 leaves at least: the depth bound lifts the size bound
+        assert clf.size_lower_bound_ >= 2 * (clf.depth_lower_bound_ + 1) - 1
         if clf.is_optimal_:
             assert clf.n_nodes_ == 2 * oracle_min_leaves(X, y, depth) - 1
     if not clf.timed_out_:
         assert clf.is_optimal_
+
+
+def test_a_size_fit_stopped_after_the_depth_proof_bounds_the_size_by_the_depth(monkeypatch):
+    # parity of three bits: depth 3, two classes.  Stopped once the depth is
+    # proven and before the leaf bound is refuted, the size bound is the
+    # depth's (4 leaves: 7 nodes), not the classes' (2 leaves: 3 nodes)
+    import optimaltrees.estimators.sat as sat_module
+
+    X = np.array([[a, b, c] for a in (0, 1) for b in (0, 1) for c in (0, 1)], dtype=float)
+    y = X.sum(axis=1).astype(int) % 2
+
+    def stopped(fn, kwargs, remaining, on_report):
+        def report(value):
+            on_report(value)
+            if isinstance(value, SATResult) and value.depth_optimal:
+                raise _StopNow
+
+        try:
+            return fn(report, **kwargs), False, None
+        except _StopNow:
+            return None, True, None
+
+    monkeypatch.setattr(sat_module, "run_limited", stopped)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        clf = SATTreeClassifier("size", depth_search="sat", time_limit=60).fit(X, y)
+    assert clf.timed_out_ and clf.depth_lower_bound_ == 3 and clf.min_depth_ == 3
+    assert clf.size_lower_bound_ == 7 <= 2 * oracle_min_leaves(X, y, 3) - 1
 
 
 def load_categorical(name):
@@ -626,7 +656,8 @@ def test_time_limit_returns_a_perfect_greedy_tree_not_proven(objective):
     assert 2 <= clf.depth_lower_bound_ < clf.depth_ <= 20        # depth 1 refuted at once
     assert clf.stats_["greedy_depth"] == clf.depth_ and clf.stats_["greedy_errors"] == 0
     if objective == "size":
-        assert clf.size_lower_bound_ == 3 < clf.n_nodes_             # one leaf per class
+        # every consistent tree is that deep at least, so has one leaf more
+        assert clf.size_lower_bound_ == 2 * (clf.depth_lower_bound_ + 1) - 1 < clf.n_nodes_
     else:
         assert clf.size_lower_bound_ is None
 
@@ -664,7 +695,7 @@ def test_time_limit_keeps_the_search_tree_of_minimum_depth(mouse, monkeypatch):
     assert clf.timed_out_ and clf.tree_source_ == "search"
     assert clf.min_depth_ == clf.depth_ == clf.depth_lower_bound_ == 4
     assert not clf.is_optimal_                       # the size is not proven
-    assert clf.size_lower_bound_ == 3 and 15 <= clf.n_nodes_      # 2 classes: 2 leaves
+    assert clf.size_lower_bound_ == 9 and 15 <= clf.n_nodes_      # depth 4: 5 leaves at least
     assert_fits(clf, X, y.to_numpy())
 
 

@@ -223,8 +223,8 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         the depth is proven minimal
     size_lower_bound_ : int or None    ("size" only) every tree of the minimum
         depth that fits the data has at least this many nodes (one leaf per
-        class, more once DT-size refuted smaller leaf counts); ``n_nodes_``
-        when proven
+        class and ``depth_lower_bound_ + 1`` leaves at least, more once
+        DT-size refuted smaller leaf counts); ``n_nodes_`` when proven
     train_error_ : int         training misclassifications (their weight, a float, for
         "errors" with sample weights; 0 unless "errors", or a
         time-limited fit that returned an imperfect greedy tree or a leaf)
@@ -546,11 +546,12 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             self.depth_lower_bound_ = int(depth_lb)
             size_proven = False
             if self.objective == "size":
-                # nodes of a perfect tree of the minimum depth: one leaf per class at
-                # least, more once DT-size has refuted smaller leaf counts
-                leaves_lb = present
+                # leaves of a tree of the minimum depth: one per class, and depth + 1
+                # at least (a root-to-leaf path of that length has a sibling at every
+                # level), more once DT-size has refuted smaller leaf counts
+                leaves_lb = max(present, depth_lb + 1)
                 if source == "search" and proven_depth:
-                    leaves_lb = max(present, int(result.leaves_lower_bound))
+                    leaves_lb = max(leaves_lb, int(result.leaves_lower_bound))
                     size_proven = bool(result.size_optimal) or self.depth_ == 0
                 elif proven_depth and self.depth_ == 0:
                     size_proven = True

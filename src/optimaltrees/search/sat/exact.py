@@ -201,7 +201,7 @@ def min_depth_dp(data: OrdinalTests, *, n_rows: int, n_columns: int, max_depth: 
         found = dp_search(data.X, data.y, data.n_classes, k)
         if round(found.objective) == 0:
             tree = data.perfect(found.tree, k)
-            result = SATResult(tree, k, data.leaves(tree), int(present.size), True, False, stats,
+            result = SATResult(tree, k, data.leaves(tree), max(int(present.size), k + 1), True, False, stats,
                                over_tests=True)
             if report:
                 report(result)

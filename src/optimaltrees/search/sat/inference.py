@@ -175,7 +175,8 @@ def min_depth(problem: Problem, *, max_depth: int | None = None, solver: str = "
         stats.absorb(enc)
         if tree is not None:
             leaves = leaf_count(tree, B, y, problem.n_classes)
-            result = SATResult(tree, k, leaves, present.size, True, False, stats)
+            # every consistent tree is at least k deep, so has k + 1 leaves or more
+            result = SATResult(tree, k, leaves, max(int(present.size), k + 1), True, False, stats)
             if report:
                 report(result)
             return result, enc
