@@ -23,7 +23,7 @@ from optimaltrees.search.sat.problem import refuse_conflicts
 from optimaltrees.search.sat.encoding import check_solver_name
 from optimaltrees.model.tree import Tree
 from optimaltrees.search.sat.inference import DEFAULT_REPAIR, DEPTH_SEARCHES, SIZE_SEARCHES
-from optimaltrees.search.sat.result import SATProgress, SATResult, SATStats
+from optimaltrees.search.sat.result import SATProgress, SATResult, SATStats, min_leaves
 from optimaltrees.search.sat.decode import nested_to_tree, to_tree
 from optimaltrees.search.sat.exact import OrdinalTests, min_errors_dp, test_chains
 from optimaltrees.search.sat.greedy import CRITERIA, GreedyTree, greedy_tree
@@ -546,10 +546,9 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             self.depth_lower_bound_ = int(depth_lb)
             size_proven = False
             if self.objective == "size":
-                # leaves of a tree of the minimum depth: one per class, and depth + 1
-                # at least (a root-to-leaf path of that length has a sibling at every
-                # level), more once DT-size has refuted smaller leaf counts
-                leaves_lb = max(present, depth_lb + 1)
+                # leaves of a tree of the minimum depth; more once DT-size has
+                # refuted smaller leaf counts
+                leaves_lb = min_leaves(present, depth_lb)
                 if source == "search" and proven_depth:
                     leaves_lb = max(leaves_lb, int(result.leaves_lower_bound))
                     size_proven = bool(result.size_optimal) or self.depth_ == 0

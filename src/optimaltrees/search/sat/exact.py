@@ -29,7 +29,7 @@ from optimaltrees.data.validation import CHECK_CELLS
 from optimaltrees.search.sat.decode import PerfectTree, leaf_count
 from optimaltrees.search.sat.problem import column_block
 from optimaltrees.search.sat.result import (NoTreeWithinDepthError, SATProgress, SATResult, SATStats,
-                                            depth_range)
+                                            depth_range, min_leaves)
 from optimaltrees.search.sat.worker import OutOfTime, seconds_left
 
 Report = Callable[[object], None]
@@ -201,7 +201,7 @@ def min_depth_dp(data: OrdinalTests, *, n_rows: int, n_columns: int, max_depth: 
         found = dp_search(data.X, data.y, data.n_classes, k)
         if round(found.objective) == 0:
             tree = data.perfect(found.tree, k)
-            result = SATResult(tree, k, data.leaves(tree), max(int(present.size), k + 1), True, False, stats,
+            result = SATResult(tree, k, data.leaves(tree), min_leaves(present.size, k), True, False, stats,
                                over_tests=True)
             if report:
                 report(result)

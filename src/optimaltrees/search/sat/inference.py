@@ -39,7 +39,7 @@ from optimaltrees.search.sat.encoding import TreeEncoding
 from optimaltrees.search.sat.exact import OrdinalTests, min_depth_dp, smallest_tree_dp
 from optimaltrees.search.sat.problem import Problem
 from optimaltrees.search.sat.result import (NoTreeWithinDepthError, SATProgress, SATResult, SATStats,
-                                            depth_range)
+                                            depth_range, min_leaves)
 
 
 #: the default repair: the bottom levels a repair may change depend on the
@@ -175,8 +175,7 @@ def min_depth(problem: Problem, *, max_depth: int | None = None, solver: str = "
         stats.absorb(enc)
         if tree is not None:
             leaves = leaf_count(tree, B, y, problem.n_classes)
-            # every consistent tree is at least k deep, so has k + 1 leaves or more
-            result = SATResult(tree, k, leaves, max(int(present.size), k + 1), True, False, stats)
+            result = SATResult(tree, k, leaves, min_leaves(present.size, k), True, False, stats)
             if report:
                 report(result)
             return result, enc

@@ -71,3 +71,10 @@ def depth_range(n_columns: int, n_rows: int, n_present: int,
     if max_depth is not None:
         cap = min(cap, max_depth)
     return first, cap
+
+
+def min_leaves(n_present: int, depth: int) -> int:
+    """Leaves of any consistent tree at least ``depth`` deep with
+    ``n_present`` classes: one per class, and depth + 1 (a root-to-leaf path
+    that long has a sibling subtree at every level)."""
+    return max(int(n_present), int(depth) + 1)
