@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from optimaltrees import OptimalTreeClassifier
+from optimaltrees import DecisionDiagramClassifier, OptimalTreeClassifier, SATTreeClassifier
 from optimaltrees.io import load_model, save_model
 
 from oracle import brute_force_objective
@@ -187,3 +187,36 @@ def test_trees_with_encoders_and_missing_values_draw(tmp_path):
     plot_model(OptimalTreeClassifier(max_depth=2).fit(frame, y))
     frame.loc[0, "x"] = np.nan
     plot_model(OptimalTreeClassifier(max_depth=2).fit(frame, y))
+
+
+# -- one rule for what is a category -------------------------------------------------
+
+_ESTIMATORS = [lambda: OptimalTreeClassifier(max_depth=2), lambda: SATTreeClassifier(),
+               lambda: DecisionDiagramClassifier((1, 2), time_limit=5, heuristic_time=0.1, random_state=0)]
+
+
+@pytest.mark.parametrize("make", _ESTIMATORS, ids=["tree", "sat", "diagram"])
+def test_periods_are_refused_like_dates(make):
+    # a Period column was taken as categories while dates were refused
+    y = [0, 1, 0, 1, 1, 0]
+    for column in (pd.period_range("2020-01", periods=6, freq="M"), pd.date_range("2020-01-01", periods=6)):
+        with pytest.raises(TypeError, match=r"column 'when' holds (periods|dates) \("):
+            make().fit(pd.DataFrame({"when": column}), y)
+
+
+@pytest.mark.parametrize("make", _ESTIMATORS, ids=["tree", "sat", "diagram"])
+@pytest.mark.parametrize("cells", [[True, 1, False, 0, "a", "a"], [np.False_, 0.0, True, True, "a", "b"]],
+                         ids=["python", "numpy"])
+def test_booleans_and_equal_numbers_in_one_column_are_refused(make, cells):
+    # Python equality put True and 1 (False and 0) in one category, where
+    # the same mix of labels is refused
+    X = pd.DataFrame({"flag": pd.Series(cells, dtype=object)})
+    with pytest.raises(ValueError, match=r"column 'flag' holds .* which Python counts as one value"):
+        make().fit(X, [0, 1, 0, 1, 1, 0])
+
+
+def test_numbers_equal_in_value_are_one_category():
+    X = pd.DataFrame({"code": pd.Series([1, 1.0, 2, 2.0, "a", "a"], dtype=object)})
+    clf = OptimalTreeClassifier(max_depth=2).fit(X, [0, 0, 1, 1, 0, 0])
+    assert clf.train_error_ == 0
+    assert sorted({t.value for t in clf.encoder_.tests_}, key=str) == [1, 2, "a"]

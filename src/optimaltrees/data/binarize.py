@@ -23,6 +23,7 @@ value is missing (the search chooses where missing values go).
 """
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -119,8 +120,15 @@ def _as_columns(X, allow_missing: bool = False) -> tuple[list[np.ndarray], list[
     arr = np.asarray(X, dtype=None if not isinstance(X, list) else object)
     if arr.dtype.kind == "O" and isinstance(X, list):
         try:
-            arr = np.asarray(X, dtype=np.float64)
-        except (TypeError, ValueError):
+            # integers stay int64 (exact beyond 2^53); other numbers become
+            # float64, unless an integer there would lose digits (beyond int64:
+            # then each column is read on its own, refusing what would merge)
+            natural = np.asarray(X)
+            if natural.dtype.kind in "iubf":
+                arr = natural
+            elif not any(isinstance(v, int) and abs(v) > EXACT_FLOAT_INT for v in arr.reshape(-1)):
+                arr = np.asarray(X, dtype=np.float64)
+        except (TypeError, ValueError, OverflowError):
             arr = np.asarray(X, dtype=object)
     if arr.ndim != 2:
         raise ValueError(
@@ -302,7 +310,7 @@ class Binarizer:
             values = np.unique(_numeric_values(col, name))
             return [BooleanTest(i, "threshold", t, name) for t in _thresholds(values)]
         gaps = keep and bool(miss.any())
-        values = _unique_objects(col[~miss] if gaps else col)
+        values = _unique_objects(col[~miss] if gaps else col, name)
         if getattr(self, "subsets", False) and len(values) >= 3:
             return _subset_tests(i, values, name)
         if len(values) == 2:
@@ -526,11 +534,32 @@ def _value_column(col: np.ndarray, name: str) -> np.ndarray:
     return out
 
 
-def _unique_objects(col: np.ndarray) -> list:
+def _refuse_bool_number_merge(cells: list, name=None) -> None:
+    """True equals 1 and False equals 0 in Python, so one category would hold
+    both: refused, as for labels (give the column one type).  Numbers equal
+    in value (1 and 1.0) are one category."""
+    first: dict = {}
+    try:
+        for v in cells:
+            is_bool = isinstance(v, (bool, np.bool_))
+            if isinstance(v, (bool, np.bool_, numbers.Number)) and not is_missing(v):
+                other = first.setdefault(v, v)
+                if isinstance(other, (bool, np.bool_)) != is_bool:
+                    where = "a column" if name is None else f"column {name!r}"
+                    raise ValueError(f"{where} holds {other!r} and {v!r}, which Python counts as one "
+                                     "value (True == 1, False == 0): give the column one type (all "
+                                     "Booleans, all numbers or all strings)")
+    except TypeError:
+        return      # unhashable cells: the caller's own checks speak
+
+
+def _unique_objects(col: np.ndarray, name=None) -> list:
     """Distinct values in a stable order (sorted when comparable)."""
     if col.dtype.kind in "biufUS":
         return list(np.unique(col))
-    seen = list(dict.fromkeys(col.tolist()))
+    cells = col.tolist()
+    _refuse_bool_number_merge(cells, name)
+    seen = list(dict.fromkeys(cells))
     try:
         return sorted(seen)
     except TypeError:

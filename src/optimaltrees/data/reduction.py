@@ -23,6 +23,7 @@ from typing import Callable
 
 import numpy as np
 
+from optimaltrees.data.counts import misclassified
 from optimaltrees.data.encoding import EncodedFeatures, encode_features, subset
 
 
@@ -65,7 +66,7 @@ def reduce_problem(data: np.ndarray | EncodedFeatures, y_index: np.ndarray, n_cl
             rows = np.flatnonzero(keep)
             offset = float(cancel.sum() * (n_classes - 1))
             counts = counts - cancel[:, None]
-    bound = 0.0 if counts is None else float(np.sum(counts.sum(axis=1) - counts.max(axis=1)))
+    bound = 0.0 if counts is None else float(misclassified(counts).sum())
     red_enc = subset(enc, features, None if len(rows) == n else rows)
     return Reduction(red_enc, np.ascontiguousarray(y[rows]), features, rows, offset, bound, n)
 

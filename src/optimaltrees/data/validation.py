@@ -128,11 +128,12 @@ def refuse_merged_integers(values: np.ndarray, name) -> None:
     tree proven optimal on the merged values is not optimal on the data."""
     if values.dtype.kind not in "iu" or values.size == 0:
         return
-    as_float = values.astype(np.float64)
-    if np.abs(as_float).max() <= EXACT_FLOAT_INT:
+    # compared as integers: 2^53 + 1 rounds to 2^53 as a float, so a test on
+    # the float images would pass the very values that merge
+    if int(values.min()) >= -EXACT_FLOAT_INT and int(values.max()) <= EXACT_FLOAT_INT:
         return
-    if len(np.unique(as_float)) != len(np.unique(values)):
-        raise ValueError(f"column {name!r} has distinct integers above 2^53 that are equal as float64 "
+    if len(np.unique(values.astype(np.float64))) != len(np.unique(values)):
+        raise ValueError(f"column {name!r} has distinct integers beyond +-2^53 that are equal as float64 "
                          "(e.g. nanosecond timestamps); scale them (e.g. to seconds) or pass the column "
                          "as categorical")
 
@@ -293,14 +294,17 @@ def refuse_complex(cols: list[np.ndarray], names: list[str] | None) -> None:
 
 
 def refuse_time(dtype, name) -> None:
-    """Dates and durations are refused by name: a tree splits numbers or
+    """Dates, periods and durations are refused by name: a tree splits numbers or
     categories, and which one a date should be (an ordered instant, a
     category, days since something) is the user's choice, not a cast's."""
+    where = "X" if name is None else f"column {name!r}"
     if getattr(dtype, "kind", "") in ("M", "m"):
         what, unit = ("dates", "days since a reference date") if dtype.kind == "M" else ("durations", "days")
-        where = "X" if name is None else f"column {name!r}"
         raise TypeError(f"{where} holds {what} ({dtype}), which are not supported; convert them "
                         f"to numbers (e.g. {unit}) or to strings (a category)")
+    if type(dtype).__name__ == "PeriodDtype":      # months, quarters: dates too, not categories
+        raise TypeError(f"{where} holds periods ({dtype}), which are not supported; convert them to "
+                        "numbers (e.g. the period's ordinal or year) or to strings (a category)")
 
 
 def refuse_complex_input(X) -> None:

@@ -17,7 +17,7 @@ from optimaltrees.data.validation import (PreparationTimeout, check_class_labels
                                           check_fit_weights, check_predict_data, preparation_clock)
 from optimaltrees.estimators._base import FittedTreeMixin, Range, positive_seconds, validate_params
 from optimaltrees.anytime import ProgressLine
-from optimaltrees.model.summary import FitSummary, relative_gap, status_text
+from optimaltrees.model.summary import FitSummary, objective_tolerance, relative_gap, status_text
 from optimaltrees.search.contree import leaf_result, search_tree
 from optimaltrees.search.distributed import check_cluster
 from optimaltrees.search.strategies import SCHEDULES, STRATEGIES
@@ -340,19 +340,21 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         objective = errors + node_cost * tree.n_branch_nodes
         # The search's value is recomputed from the exported tree: a mismatch is
         # a bug, and an "optimal" tree that is not optimal must never leave fit.
-        if abs(objective - result.objective) > 1e-6 * max(1.0, objective):
+        tolerance = objective_tolerance(n, 0 if weight is None else X.shape[0])
+        if abs(objective - result.objective) > tolerance:
             raise RuntimeError(
                 f"internal error: search reported objective {result.objective}, "
                 f"its tree scores {objective}"
             )
-        if result.lower_bound > objective + 1e-6 * max(1.0, objective):
+        if result.lower_bound > objective + tolerance:
             raise RuntimeError(
                 f"internal error: lower bound {result.lower_bound} exceeds objective {objective}"
             )
         self.tree_ = tree
         self.train_error_ = errors
         self.objective_ = objective
-        self.lower_bound_ = min(result.lower_bound, objective)
+        # a bound is never below 0 nor above the objective (rounding may put it just outside)
+        self.lower_bound_ = min(max(result.lower_bound, 0.0), objective)
         self.timed_out_ = result.timed_out
         self.interrupted_ = result.interrupted
         if result.interrupted:
@@ -372,7 +374,9 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
                           "best tree found so far, not proven optimal", RuntimeWarning, stacklevel=2)
         self.trace_ = result.trace
         stopped_early = result.timed_out or result.interrupted or result.stopped or result.memory_out
-        self.is_optimal_ = (not stopped_early) and objective - self.lower_bound_ <= 1e-9 * max(1.0, objective)
+        self.is_optimal_ = (not stopped_early) and objective - self.lower_bound_ <= tolerance
+        if self.is_optimal_:
+            self.lower_bound_ = objective       # met, up to rounding: report no gap
         self.gap_ = relative_gap(objective, self.lower_bound_)
         self.fit_time_ = time.perf_counter() - start
         self.stats_ = result.stats

@@ -17,7 +17,7 @@ from optimaltrees.data.validation import (PreparationTimeout, check_class_labels
                                           check_raw_labels, is_missing, preparation_clock)
 from optimaltrees.estimators._base import (FittedTreeMixin, Range, check_integer, positive_seconds,
                                            validate_params)
-from optimaltrees.model.summary import FitSummary, relative_gap, status_text
+from optimaltrees.model.summary import FitSummary, objective_tolerance, relative_gap, status_text
 from optimaltrees.search.sat import CARDINALITIES, infer, min_errors, prepare
 from optimaltrees.search.sat.problem import refuse_conflicts
 from optimaltrees.search.sat.encoding import check_solver_name
@@ -514,8 +514,12 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         if weight is not None and cost is not None:
             cost = float(cost)
 
+        # weighted errors agree to a tolerance relative to the total weight
+        # (a perfect tree scores 0 whatever the weights)
+        tolerance = None if weight is None else objective_tolerance(float(weight.sum()), len(weight))
+
         def differ(a, b) -> bool:
-            return abs(a - b) > 1e-9 * max(1.0, abs(a)) if weight is not None else a != b
+            return abs(a - b) > tolerance if weight is not None else a != b
         # every search tree is checked against all training examples
         if source == "search" and differ(self.train_error_, cost if errors_mode else 0):
             raise RuntimeError(f"internal error: the SAT tree makes {self.train_error_} training "

@@ -32,6 +32,24 @@ def _count(name: str, value, low: int = 0) -> int:
     return int(value)
 
 
+# The largest dense probability array (rows x classes doubles) a predict_proba
+# builds: beyond it the caller must predict in batches.  A cap, not "whatever
+# fits": an allocation near the machine's memory may succeed and then be killed.
+MAX_PROBABILITY_BYTES = 2 ** 32
+
+
+def dense_probabilities(n_rows: int, n_classes: int) -> np.ndarray:
+    """An uninitialised (n_rows, n_classes) float64 array for class
+    probabilities, or a ValueError when it would take more than
+    :data:`MAX_PROBABILITY_BYTES`."""
+    need = float(n_rows) * float(n_classes) * 8.0
+    if need > MAX_PROBABILITY_BYTES:
+        raise ValueError(f"predict_proba on {n_rows} rows x {n_classes} classes needs {need / 2**30:.3g} GiB "
+                         f"of probabilities, above the {MAX_PROBABILITY_BYTES / 2**30:.3g} GiB this library "
+                         "allocates at once: predict in batches of fewer rows, or use predict")
+    return np.empty((int(n_rows), int(n_classes)), dtype=np.float64)
+
+
 def node_depths(feature, children_left, children_right, max_depth: int | None = None) -> np.ndarray:
     """Depth of every node (root 0, -1 when unreachable), level by level from
     the root.  Stops with a ValueError when a node is reached twice (a cycle or

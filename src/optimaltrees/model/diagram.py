@@ -26,6 +26,7 @@ from typing import Sequence
 import numpy as np
 
 from optimaltrees.data.thresholds import format_threshold
+from optimaltrees.model.checks import dense_probabilities
 
 _TOL = 1e-7   # solver feasibility slack allowed on either side of a hyperplane
 
@@ -127,9 +128,14 @@ class DecisionDiagram:
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
         """One-hot on the terminal's class: a diagram's terminals *are* classes
-        (the MILP may route a flow to a non-majority class, e.g. for fairness)."""
-        out = np.zeros((len(X), self.n_classes))
-        out[np.arange(len(X)), self.predict(X)] = 1.0
+        (the MILP may route a flow to a non-majority class, e.g. for fairness).
+        Dense, rows x classes; a size beyond
+        :data:`~optimaltrees.model.checks.MAX_PROBABILITY_BYTES` is refused
+        with a ValueError."""
+        predicted = self.predict(X)
+        out = dense_probabilities(len(predicted), self.n_classes)
+        out.fill(0.0)
+        out[np.arange(len(predicted)), predicted] = 1.0
         return out
 
     def node_flows(self, X: np.ndarray, sample_weight: np.ndarray | None = None) -> np.ndarray:

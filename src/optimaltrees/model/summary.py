@@ -15,6 +15,20 @@ METHODS = ("tree", "diagram", "sat")
 GAP_TOLERANCE = 1e-9
 
 
+def objective_tolerance(total_weight: float, weighted_rows: int = 0) -> float:
+    """How far two computations of one fit's objective (or an objective and
+    its bound) may differ and still count as equal.
+
+    Relative to the training data's total weight (its row count when
+    unweighted), never to the objective itself: a perfect tree scores 0, and
+    rounding grows with the weights summed, not with the errors left.  A
+    billionth of the total, plus, for ``weighted_rows`` rows of real weights,
+    their rounding onto the search's exact grid (each at most 2^-51 of the
+    total) and the recount's sums.
+    """
+    return float(total_weight) * (1e-9 + weighted_rows * 2.0 ** -49)
+
+
 def relative_gap(objective: float, lower_bound: float) -> float:
     """``(objective - lower_bound) / |objective|``: a fraction in [0, 1] when
     0 <= lower_bound <= objective; 0.0 when the bound meets the objective

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from optimaltrees.model.checks import check_tree_arrays, node_depths
+from optimaltrees.data.counts import misclassified
+from optimaltrees.model.checks import check_tree_arrays, dense_probabilities, node_depths
 
 FORMAT_VERSION = 2      # 2: missing_left and missing_in_training
 
@@ -167,17 +168,35 @@ class Tree:
         total = out.sum()
         return out / total if total > 0 else out
 
-    def predict_proba(self, X: np.ndarray) -> np.ndarray:
-        """Class frequencies of the training samples in each row's leaf."""
-        v = self.value[self.apply(X)]
+    def node_proba(self) -> np.ndarray:
+        """Per node, the class frequencies of its training samples (uniform
+        for a node no sample reached); shape (node_count, n_classes)."""
+        v = self.value
         totals = v.sum(axis=1, keepdims=True)
         with np.errstate(invalid="ignore", divide="ignore"):
-            proba = np.where(totals > 0, v / np.where(totals > 0, totals, 1.0), 1.0 / self.n_classes)
-        return proba
+            return np.where(totals > 0, v / np.where(totals > 0, totals, 1.0), 1.0 / self.n_classes)
+
+    def predict_proba(self, X: np.ndarray) -> np.ndarray:
+        """Class frequencies of the training samples in each row's leaf.
+
+        The result is dense, rows x classes doubles; a size beyond what
+        :func:`~optimaltrees.model.checks.dense_probabilities` allows is
+        refused with a ValueError (predict in batches, or use :meth:`predict`).
+        """
+        leaves = self.apply(X)
+        out = dense_probabilities(len(leaves), self.n_classes)
+        np.take(self.node_proba(), leaves, axis=0, out=out)
+        return out
+
+    def node_class(self) -> np.ndarray:
+        """Per node, the index of the class it predicts: the first with the
+        largest count."""
+        return np.argmax(self.value, axis=1)
 
     def predict(self, X: np.ndarray) -> np.ndarray:
-        """Index (into the class list) of each row's predicted class."""
-        return np.argmax(self.value[self.apply(X)], axis=1)
+        """Index (into the class list) of each row's predicted class, read
+        from its leaf's class (never a rows x classes array)."""
+        return self.node_class()[self.apply(X)]
 
     def training_errors(self) -> int:
         """Misclassifications of the training data the counts in ``value`` came from."""
@@ -186,8 +205,7 @@ class Tree:
     def weighted_errors(self) -> float:
         """Misclassified training weight, when ``value`` holds class weights
         (the sample weights of each leaf's rows); the misclassifications otherwise."""
-        leaves = self.value[self.feature < 0]
-        return float(np.sum(leaves.sum(axis=1) - leaves.max(axis=1)))
+        return float(misclassified(self.value[self.feature < 0]).sum())
 
     def scaled(self, factor: float) -> "Tree":
         """The same tree with ``value`` multiplied by ``factor``."""

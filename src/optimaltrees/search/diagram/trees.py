@@ -32,6 +32,7 @@ from typing import Callable
 
 import numpy as np
 
+from optimaltrees.data.counts import misclassified
 from optimaltrees.model.tree import Tree
 from optimaltrees.search.contree import search_tree
 from optimaltrees.search.diagram.heuristic import Points, Settings, node_penalty, objective
@@ -197,7 +198,7 @@ class _Node:
         return int(np.argmax(self.counts))
 
     def leaf_errors(self) -> float:
-        return float(self.counts.sum() - self.counts.max())
+        return float(misclassified(self.counts)[0])
 
     def errors(self) -> float:
         if self.split is None:

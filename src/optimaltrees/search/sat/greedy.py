@@ -47,10 +47,14 @@ def _best_split(B: np.ndarray, rows: np.ndarray, W: np.ndarray, criterion: str,
                 checkpoint=None) -> int:
     """Kept column of least weighted child entropy that splits ``rows``; -1 if none.
     ``W``: (rows, classes) weights of ``rows``."""
+    unit = bool(np.all((W == 0) | (W == 1)))
+    if not unit:
+        # the heaviest row as 1 (the criteria are scale-free): squares of
+        # large weights (1e200) would overflow, and rows keep count-like sizes
+        W = W / float(W.max())
     total = W.sum(axis=0)                                   # (classes,)
     n = float(total.sum())
     present = np.flatnonzero(total > 0)
-    unit = bool(np.all((W == 0) | (W == 1)))
     m = B.shape[1]
     best_j, best_h = -1, np.inf
     step = max(1, _BLOCK_CELLS // max(1, rows.size))
