@@ -14,7 +14,9 @@ Loading a file from a stranger runs none of the file's choosing: whatever
   never imported;
 * parameters are the estimator's own, plain JSON values that pass the
   estimator's own validation (``validate_params``: scikit-learn's
-  ``_parameter_constraints``, then the checks across parameters);
+  ``_parameter_constraints``, then the checks across parameters); a
+  parameter that makes a fit connect somewhere (``cluster``) is never saved,
+  and is dropped with a warning when a file sets it;
 * ``metadata`` (what a caller such as the command line stores next to the
   model, e.g. the training file's columns) is plain JSON values only;
 * fitted attributes are those the estimator has, each of the expected type,
@@ -27,7 +29,9 @@ Loading a file from a stranger runs none of the file's choosing: whatever
 * files over ``MAX_FILE_BYTES``, with more than ``MAX_CONTAINERS`` lists and
   objects or more than ``MAX_ELEMENTS`` values are refused before parsing
   (counted on the raw bytes), as is nesting deeper than ``MAX_NESTING``;
-  strings must be valid Unicode (JSON escapes can spell lone surrogates).
+  strings must be valid Unicode (JSON escapes can spell lone surrogates);
+  a string array is sized from its strings, not from the dtype it declares,
+  so what a file allocates grows with the file, not with its claims.
 
 Anything else raises ValueError naming the entry.  Not checked: that the
 numbers mean anything (a file can hold a valid tree that predicts nonsense,
@@ -39,6 +43,7 @@ import dataclasses
 import json
 import math
 import numbers
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -75,6 +80,13 @@ MAX_NESTING = 50
 MAX_CONTAINERS = 1_000_000
 #: Longest string a string array's dtype (``<U...``) may declare.
 MAX_STRING_LENGTH = 2**16
+#: Parameters that make a fit open a connection: saved as absent, and
+#: dropped with a warning when a file sets them (a refit of a loaded model, or
+#: its clone in a grid search, must not send the data where a file says).
+CONNECTION_PARAMS = frozenset({"cluster"})
+#: A string array is stored fixed-width (numpy ``<U``) only while that takes
+#: at most this many times the bytes its strings take in the file.
+STRING_BLOWUP = 16
 
 
 # ------------------------------------------------------------------ saving
@@ -161,6 +173,9 @@ def model_to_dict(model, metadata: dict | None = None) -> dict:
         raise ValueError(f"this {type(model).__name__} is not fitted yet: nothing to save")
     params = {}
     for k, v in model.get_params(deep=False).items():
+        if k in CONNECTION_PARAMS:
+            params[k] = None   # where a fit connects is the caller's choice, never a file's
+            continue
         try:
             params[k] = _encode(v, k)
         except TypeError:
@@ -370,8 +385,8 @@ def _array(value, where: str, kinds: str, ndim: int | None = 1) -> np.ndarray:
             out[i] = _scalar(v, f"{where}[{i}]")
         return out.reshape(shape)
     if kind == "U":
-        check = (lambda v: isinstance(v, str))
-    elif kind == "b":
+        return _string_array(items, where, dtype, shape)
+    if kind == "b":
         check = (lambda v: isinstance(v, bool))
     elif kind in "iu":
         check = (lambda v: _is_number(v) and isinstance(v, int))
@@ -385,6 +400,26 @@ def _array(value, where: str, kinds: str, ndim: int | None = 1) -> np.ndarray:
         return np.array(items, dtype=dtype).reshape(shape)
     except (OverflowError, ValueError) as exc:
         raise ValueError(f"{where}: values do not fit dtype {dtype} ({exc})") from None
+
+
+def _string_array(items: list, where: str, dtype: np.dtype, shape: list) -> np.ndarray:
+    """A string array sized from its strings, not from the dtype the file
+    declares: ``<U65536`` costs 256 KiB per element, so 4,000 empty strings
+    would take 1 GB.  Fixed-width storage (4 bytes x longest x count) is used
+    while it stays within ``STRING_BLOWUP`` times the strings' own size;
+    beyond, an object array holds them (memory linear in the file)."""
+    bad = next((i for i, v in enumerate(items) if not isinstance(v, str)), None)
+    if bad is not None:
+        raise ValueError(f"{where}[{bad}]: {_describe(items[bad])} in an array of dtype {dtype}")
+    lengths = [len(v) for v in items]
+    longest = max(lengths, default=0)
+    if longest > dtype.itemsize // 4:
+        raise ValueError(f"{where}: a string of {longest} characters in an array of dtype {dtype}")
+    if 4 * longest * len(items) > STRING_BLOWUP * (sum(lengths) + 3 * len(items)) + 2**16:
+        out = np.empty(len(items), dtype=object)
+        out[:] = items
+        return out.reshape(shape)
+    return np.array(items, dtype=f"<U{max(longest, 1)}").reshape(shape)
 
 
 def _labels(value, where: str) -> np.ndarray:
@@ -671,6 +706,12 @@ def _params(cls, params, model) -> None:
     unknown = sorted(set(params) - known)
     if unknown:
         raise ValueError(f"params: {cls.__name__} has no parameter {unknown[0]!r}")
+    dropped = sorted(k for k in CONNECTION_PARAMS & set(params) if params[k] is not None)
+    if dropped:
+        warnings.warn(f"the model file sets {', '.join(dropped)}, a parameter that makes a later fit "
+                      "connect somewhere (e.g. send the data to a Dask scheduler); it was dropped: set "
+                      "it yourself after loading", UserWarning, stacklevel=3)
+        params = {k: v for k, v in params.items() if k not in dropped}
     # categorical_features may be a list, a Boolean mask or an array of columns
     model.set_params(**{k: _plain(v, f"params.{k}", arrays=k == "categorical_features") for k, v in params.items()})
     try:
@@ -863,6 +904,21 @@ def _check_counts_before_parsing(path: Path, raw: bytes) -> None:
         raise ValueError(f"{path}: more than {MAX_ELEMENTS} values")
 
 
+def _read_bounded(path: Path) -> bytes:
+    """The file's bytes, at most ``MAX_FILE_BYTES + 1`` of them, read in
+    chunks: one ``read(MAX_FILE_BYTES + 1)`` would allocate that much for a
+    file of a few bytes (and a pipe or device may feed without end)."""
+    chunks, total = [], 0
+    with open(path, "rb") as f:
+        while total <= MAX_FILE_BYTES:
+            chunk = f.read(min(2**20, MAX_FILE_BYTES + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+    return b"".join(chunks)
+
+
 def load_model(path: str | Path, *, with_metadata: bool = False):
     """Read an estimator written by :func:`save_model`; it predicts as before.
     With ``with_metadata``, the pair (estimator, the metadata saved with it).
@@ -872,8 +928,7 @@ def load_model(path: str | Path, *, with_metadata: bool = False):
     if path.stat().st_size > MAX_FILE_BYTES:
         raise ValueError(f"{path}: {path.stat().st_size} bytes, larger than a model file may be "
                          f"({MAX_FILE_BYTES})")
-    with open(path, "rb") as f:
-        raw = f.read(MAX_FILE_BYTES + 1)    # also bounds what a pipe or device can feed
+    raw = _read_bounded(path)
     if len(raw) > MAX_FILE_BYTES:
         raise ValueError(f"{path}: larger than a model file may be ({MAX_FILE_BYTES} bytes)")
     _check_counts_before_parsing(path, raw)
