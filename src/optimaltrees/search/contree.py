@@ -12,6 +12,7 @@ import numpy as np
 from typing import Callable, NamedTuple
 
 from optimaltrees.anytime import Progress, TracePoint
+from optimaltrees.data.counts import misclassified
 from optimaltrees.data.encoding import EncodedFeatures, coarsen, encode_features, threshold_between
 from optimaltrees.data.missing import MISSING_LEFT, NO_MISSING, MissingColumns, missing_columns
 from optimaltrees.data.reduction import reduce_problem
@@ -124,12 +125,18 @@ MAX_TOTAL_OVER_LIGHTEST = 2.0 ** 50
 def _weighted_search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
                      weight: np.ndarray, *, node_cost: float, max_gap: float, callback, **options
                      ) -> SearchResult:
-    """The search over the rows of positive weight, the weights scaled by a
-    power of two (exact) so that the lightest row weighs 1 to 2: the engine
-    compares objectives with an absolute tolerance of 1e-9, so the optimum
-    holds to a billionth of the lightest row's weight plus the rounding of
-    sums of doubles (about rows x 1e-16 of the total weight, for weights
-    that are not integers; integer weights stay integers and exact)."""
+    """The search over the rows of positive weight.
+
+    The engine sees the weights scaled by a power of two (exact) so that the
+    lightest row weighs 1 to 2, then rounded onto a grid fine enough that
+    every sum of them is exact (:func:`_on_exact_grid`): its counts, bounds
+    and objectives then add and subtract without rounding, so a perfect tree
+    scores exactly 0.  Integer weights (total below 2^51) are on the grid
+    already; other weights move by at most 2^-52 of the total weight each.
+    The engine compares objectives with an absolute tolerance of 1e-9, so
+    the optimum holds to a billionth of the lightest row's weight plus that
+    rounding (at most rows x 2^-52 of the total weight).  The tree that
+    comes back holds the weights as given."""
     if weight.shape != (X.shape[0],) or not np.all(np.isfinite(weight)) or np.any(weight < 0):
         raise ValueError("sample_weight must hold one finite, non-negative weight per row")
     keep = weight > 0
@@ -150,7 +157,7 @@ def _weighted_search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_dep
                          "the weights, or give the lightest rows weight 0 to leave them out")
     # the lightest row as 1 to 2: weight * 2**-e, exact (every scaled weight below 2^51)
     e = math.frexp(low)[1] - 1
-    scaled = np.ldexp(weight, -e)
+    scaled = _on_exact_grid(np.ldexp(weight, -e))
 
     def back(v: float) -> float:
         return math.ldexp(v, e) if math.isfinite(v) else v
@@ -166,10 +173,44 @@ def _weighted_search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_dep
     result.lower_bound = back(result.lower_bound)
     result.trace = [TracePoint(p.time, back(p.error), back(p.objective), back(p.lower_bound))
                     for p in result.trace]
-    result.tree = result.tree.scaled(math.ldexp(1.0, e))
-    result.trace_trees = [t.scaled(math.ldexp(1.0, e)) for t in result.trace_trees]
+    result.tree = _with_class_weights(result.tree, X, y_index, n_classes, weight)
+    result.trace_trees = [_with_class_weights(t, X, y_index, n_classes, weight) for t in result.trace_trees]
     result.stats["rows_weight_zero"] = int(np.count_nonzero(~keep))
     return result
+
+
+#: Bytes per row a search needs beside its buffers before it has any tree:
+#: the root's candidate thresholds and intervals of one feature grow with
+#: its distinct values, and the node pool takes its first block.
+WORKING_BYTES_PER_ROW = 40
+WORKING_BYTES_BASE = 2**16
+
+
+def _working_room_mb(n_rows: int) -> float:
+    """What a memory limit must leave beside the buffers so that the search
+    reaches a first (greedy) tree: a limit that cannot is refused, never met
+    with a bare leaf."""
+    return (WORKING_BYTES_BASE + WORKING_BYTES_PER_ROW * n_rows) / 2**20
+
+
+def _on_exact_grid(scaled: np.ndarray) -> np.ndarray:
+    """Weights (the lightest 1 to 2, total at most 2^50) rounded to the
+    nearest multiple of 2^-g, for the largest g at which every sum of them
+    stays below 2^52 grid units: such sums, and their differences, are exact
+    in doubles.  No weight rounds to 0 (g >= 1); integers do not move."""
+    total = float(scaled.sum())
+    g = 51 - math.ceil(math.log2(total))
+    return np.ldexp(np.rint(np.ldexp(scaled, g)), -g)
+
+
+def _with_class_weights(tree: Tree, X: np.ndarray, y_index: np.ndarray, n_classes: int,
+                        weight: np.ndarray) -> Tree:
+    """``tree`` with ``value`` recounted from the rows of ``X`` and their
+    weights as given (the search counted its rounded, scaled copies)."""
+    path = tree.decision_path(X).tocoo()
+    cells = path.col.astype(np.int64) * n_classes + np.asarray(y_index, dtype=np.int64)[path.row]
+    value = np.bincount(cells, weights=weight[path.row], minlength=tree.node_count * n_classes)
+    return dataclasses.replace(tree, value=value.reshape(tree.node_count, n_classes), weighted=True)
 
 
 def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
@@ -240,12 +281,15 @@ def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
                                         weights=kept_weight))
             checkpoint()
         if math.isfinite(memory_limit_mb):
-            need = sum(e.memory_bytes for e in engines) / 2**20
+            buffers = sum(e.memory_bytes for e in engines) / 2**20
+            need = buffers + n_threads * _working_room_mb(enc.n_samples)
             if need > memory_limit_mb:
                 raise ValueError(
-                    f"memory_limit={memory_limit_mb:g} MB is below the {need:.3g} MB the search's "
-                    f"buffers need for {enc.n_samples} rows x {enc.n_features} features at depth "
-                    f"{max_depth}{f' on {n_threads} threads' if n_threads > 1 else ''}")
+                    f"memory_limit={memory_limit_mb:g} MB is below the {math.ceil(need * 100) / 100:.2f} MB "
+                    "the search needs "
+                    f"for {enc.n_samples} rows x {enc.n_features} features at depth "
+                    f"{max_depth}{f' on {n_threads} threads' if n_threads > 1 else ''}: its buffers "
+                    f"({buffers:.2f} MB) and room for a first tree")
     except _OutOfTime:
         return leaf_result(X.shape[1], y_index, n_classes, start, weight, interrupted=False)
     except KeyboardInterrupt:
@@ -302,7 +346,8 @@ def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
     share_subproblems: list[int] = []
     greedy = None
     if greedy_start is None:
-        greedy_start = math.isfinite(limit)
+        # a fit that may stop early (the clock or the memory cap) keeps the greedy tree at least
+        greedy_start = math.isfinite(limit) or math.isfinite(memory_limit_mb)
     if not plan.anytime and greedy_start and max_depth >= 2:
         greedy = greedy_restart(engines[0], engine_limit, known)
     if greedy is not None and (greedy.aborted or greedy.lower_bound >= greedy.objective - max_gap - 1e-9):
@@ -373,7 +418,7 @@ def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
         # stopped before any tree (Ctrl-C at once): the single leaf (pool node 0)
         root = 0
         counts = np.bincount(red.y, weights=kept_weight, minlength=n_classes)
-        objective = float(counts.sum() - counts.max())
+        objective = float(misclassified(counts)[0])
     lower_bound = min(o.lower_bound for o in outcomes)
     interrupted = any(bool(e.interrupted) for e in engines)
     stopped = state["stop"] and not interrupted
@@ -504,7 +549,7 @@ def leaf_result(n_features: int, y_index: np.ndarray, n_classes: int, start: flo
     fit's perf_counter start."""
     counts = np.bincount(y_index, weights=weight, minlength=n_classes).astype(np.float64)
     tree = Tree([-1], [0.0], [-1], [-1], counts[None, :], n_features, weighted=weight is not None)
-    objective = float(counts.sum() - counts.max())
+    objective = float(misclassified(counts)[0])
     error = objective if weight is not None else int(objective)
     seconds = time.perf_counter() - start
     # a leaf without errors is optimal however early the fit stopped

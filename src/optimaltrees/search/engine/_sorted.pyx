@@ -1204,7 +1204,8 @@ cdef class SortedLayout:
         """Let depth-three splits solve their two depth-two children from one
         walk of the smaller (:meth:`pair_children`) when the parent's prefix
         snapshots (bins^2 x classes counts) fit under SNAP_MAX_CELLS and a
-        quarter of ``budget_bytes`` (the memory limit; INFINITY: none).  The
+        quarter of ``budget_bytes`` (the memory limit; INFINITY: none), and
+        leave at least half of it beside the other buffers.  The
         snapshots are allocated at their first use, and counted from now."""
         cdef size_t cells
         self.snap_cells = 0
@@ -1217,7 +1218,9 @@ cdef class SortedLayout:
         cells = <size_t>self.hist_bins * self.K
         if <double>self.hist_bins * cells > SNAP_MAX_CELLS:
             return
-        if 4.0 * (self.hist_bins + 3.0) * cells > budget_bytes / 4:
+        # at most a quarter of the limit, and half of it left beside every buffer
+        if (4.0 * (self.hist_bins + 3.0) * cells > budget_bytes / 4
+                or <double>self.fixed_bytes + 4.0 * (self.hist_bins + 3.0) * cells > budget_bytes / 2):
             return
         if pairs_mode == 2 or (pairs_mode == 0 and <double>self.n * self.p * self.p * 4.0
                                < <double>self.hist_bins * cells):
@@ -1231,7 +1234,8 @@ cdef class SortedLayout:
         """Let depth-two nodes sweep a root feature whole (two classes,
         unweighted rows) when the buffers (a segment tree over up to n ranks,
         four ints a row) take at most a quarter of ``budget_bytes`` (the
-        memory limit; INFINITY: none), and, where the nodes keep side maps
+        memory limit; INFINITY: none) and leave at least half of it beside
+        the other buffers, and, where the nodes keep side maps
         (:meth:`reserve_side_maps`, called first), some node may be large
         enough to sweep (:data:`MAPS_SWEEP_ROWS`): with maps D2Split's scans
         cost less than a sweep on smaller nodes (never sweeping them, depth
@@ -1247,7 +1251,8 @@ cdef class SortedLayout:
         while leaves < <size_t>self.n:
             leaves <<= 1
         cdef size_t b = leaves * (sizeof(SweepCell) + 2 * sizeof(int32_t)) + 4 * <size_t>self.n * sizeof(int32_t)
-        if <double>b > budget_bytes / 4:
+        # at most a quarter of the limit, and half of it left beside every buffer
+        if <double>b > budget_bytes / 4 or <double>(self.fixed_bytes + b) > budget_bytes / 2:
             return
         self.sweep_allowed = True
         self.sweep_bytes = b
