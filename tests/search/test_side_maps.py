@@ -156,7 +156,7 @@ def test_a_memory_limit_met_without_maps_still_holds():
     rng = np.random.default_rng(11)
     X = rng.normal(size=(2000, 60))
     y = (X[:, 0] + rng.normal(size=2000) > 0).astype(int)
-    with maps_after(0), pytest.raises(ValueError, match="MB the search's buffers need") as err:
+    with maps_after(0), pytest.raises(ValueError, match="MB the search needs") as err:
         OptimalTreeClassifier(max_depth=3, memory_limit=0.01).fit(X, y)
     need = float(re.search(r"below the ([0-9.]+) MB", str(err.value)).group(1))
     with warnings.catch_warnings():

@@ -315,7 +315,7 @@ def test_the_greedy_first_pass_stays_within_a_memory_limit_the_search_meets():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(5000, 100))
     y = (X[:, 0] + rng.normal(size=5000) > 0).astype(int)
-    with pytest.raises(ValueError, match="MB the search's buffers need") as err:
+    with pytest.raises(ValueError, match="MB the search needs") as err:
         OptimalTreeClassifier(max_depth=3, memory_limit=0.01).fit(X, y)
     need = float(re.search(r"below the ([0-9.]+) MB", str(err.value)).group(1))
     with warnings.catch_warnings():
