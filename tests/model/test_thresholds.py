@@ -2,12 +2,14 @@
 that split at 157.5 was drawn ``> 158``, a diagram's 107.5 as ``>= 107``)."""
 import math
 import re
+from decimal import Decimal
 
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from helpers import n_examples
+from optimaltrees import OptimalTreeClassifier
 from optimaltrees.data.binarize import Binarizer
 from optimaltrees.model.diagram import DecisionDiagram
 from optimaltrees.model.export import (export_diagram_dot, export_diagram_text, export_text,
@@ -158,6 +160,32 @@ def test_scaled_single_feature_hyperplane_prints_where_it_flips():
 def test_binarizer_labels_are_exact():
     X = np.array([[0.1], [0.2], [157.0], [158.0]])
     labels = [left for left, _ in Binarizer().fit(X).test_labels()]
-    assert labels == ["x[0] <= 0.15000000000000002", "x[0] <= 78.6", "x[0] <= 157.5"]
+    # the shortest decimal strictly between the neighbours, nearest their midpoint
+    assert labels == ["x[0] <= 0.15", "x[0] <= 100", "x[0] <= 157.5"]
     for (left, _), test in zip(Binarizer().fit(X).test_labels(), Binarizer().fit(X).tests_):
         assert float(left.split("<= ")[1]) == test.value
+
+
+def test_a_fitted_tree_stores_the_shortest_decimal_between_its_neighbours():
+    # the midpoint of 44.6 and 44.7 is the float 44.650000000000006
+    X = np.array([[44.6], [44.7], [10.0], [50.0]])
+    clf = OptimalTreeClassifier(max_depth=1).fit(X, [0, 1, 0, 1])
+    assert clf.tree_.threshold[0] == 44.65
+    assert "x[0] <= 44.65" in clf.export_text() and "44.650000" not in clf.export_text(decimals=8)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.floats(-1e300, 1e300, allow_nan=False), st.floats(-1e300, 1e300, allow_nan=False))
+def test_threshold_between_routes_both_values_and_has_no_more_digits_than_the_midpoint(a, b):
+    from optimaltrees.data.encoding import threshold_between
+
+    lo, hi = min(a, b), max(a, b)
+    if lo == hi:
+        return
+    t = threshold_between(lo, hi)
+    assert lo <= t < hi
+    mid = lo / 2 + hi / 2
+    if lo < mid < hi:
+        def significant(x):
+            return len(Decimal(repr(x)).normalize().as_tuple().digits)
+        assert lo < t and significant(t) <= significant(mid)

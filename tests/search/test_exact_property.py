@@ -18,6 +18,7 @@ from oracle import (
 )
 
 from optimaltrees import OptimalTreeClassifier
+from optimaltrees.data.encoding import threshold_between
 
 EPS = 1e-9
 
@@ -275,7 +276,8 @@ def test_midpoint_when_the_difference_overflows():
     a, b = -1.7e308, 1e308
     clf = fit(np.array([[a], [b]]), np.array([0, 1]), max_depth=1)
     assert clf.train_error_ == 0
-    assert float(clf.tree_.threshold[0]) == pytest.approx(a / 2 + b / 2, rel=1e-12)
+    assert float(clf.tree_.threshold[0]) == threshold_between(a, b)       # (0: the shortest decimal)
+    assert clf.predict(np.array([[a], [b]])).tolist() == [0, 1]
 
 
 def test_negative_zero_equals_zero():

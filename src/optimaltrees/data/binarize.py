@@ -29,6 +29,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from optimaltrees.data.encoding import threshold_between
 from optimaltrees.data.thresholds import format_threshold
 from optimaltrees.data.validation import (CHECK_CELLS, EXACT_FLOAT_INT, PLAIN_OBJECT_KINDS, PreparationTimeout,
                                           is_missing, missing_cells, object_kind, refuse_complex,
@@ -202,24 +203,21 @@ def _numeric_values(col: np.ndarray, name: str) -> np.ndarray:
     as_float = col.astype(np.float64)                # e.g. Decimal, mixed int/float, huge ints
     if len(np.unique(as_float)) != len(set(col.tolist())):
         raise ValueError(f"column {name!r} has distinct numeric values that are equal as float64 "
-                         "(e.g. integers above 2^53 mixed with other types); pass it as an int64 "
+                         "(e.g. integers beyond +-2^53 mixed with other types); pass it as an int64 "
                          "column or as categorical")
     return as_float
 
 
 def _thresholds(values: np.ndarray):
-    """Thresholds between neighbouring distinct sorted ``values``: midpoints,
+    """Thresholds between neighbouring distinct sorted ``values``: the
+    tree search's (:func:`~optimaltrees.data.encoding.threshold_between`),
     or for integers beyond 2^53 the lower neighbour itself (``x > a`` is then
     exact for integers, where a float midpoint would round onto a value)."""
     if values.dtype.kind in "iu" and values.size and (
             values[0] < -EXACT_FLOAT_INT or values[-1] > EXACT_FLOAT_INT):
         return [int(v) for v in values[:-1]]
     values = values.astype(np.float64)
-    with np.errstate(over="ignore"):        # beyond 8.9e307 the sum overflows: the guard below
-        mids = (values[:-1] + values[1:]) / 2.0
-    # a midpoint that rounds onto a value would misroute it
-    mids = np.where((mids > values[:-1]) & (mids < values[1:]), mids, values[:-1])
-    return [float(t) for t in mids]
+    return [threshold_between(float(a), float(b)) for a, b in zip(values[:-1], values[1:])]
 
 
 class Binarizer:

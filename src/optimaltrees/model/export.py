@@ -31,8 +31,11 @@ def export_text(
     ``feature_names_in_`` and ``classes_`` to see the user's own.
     ``split_labels[f]`` = (left text, right text) replaces "name <= t" and
     "name > t" for feature f (e.g. "color != red" / "color == red" for a
-    Boolean test).  Thresholds print exactly (:func:`format_threshold`);
-    ``decimals`` is kept for compatibility and does not round them.
+    Boolean test).  Thresholds print exactly (:func:`format_threshold`):
+    a fitted tree stores each as the shortest decimal strictly between its
+    two neighbouring training values, so they print short (``44.65``), and
+    ``decimals`` never rounds one (a rounded threshold would route some
+    value differently from the model).
     """
     if split_labels is not None and len(split_labels) != tree.n_features:
         raise ValueError(
