@@ -47,7 +47,7 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         so a stopped fit is never worse than it: on the numeric benchmark sets
         at depth 4 this greedy start then exhaustive search ends with the best
         or equal-best tree of every order after 60 s (``benchmarks/results/
-        anytime-numeric.md``), while the anytime orders improve sooner.
+        anytime/numeric-d4.md``), while the anytime orders improve sooner.
     max_gap : float, default=0.0
         Allowed suboptimality as a fraction of the number of training samples:
         the objective found is at most the optimum plus ``max_gap * n_samples``.

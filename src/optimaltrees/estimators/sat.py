@@ -150,10 +150,8 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
     solver : str, default="glucose4"
         A python-sat solver name (``optimaltrees.search.sat.available_solvers()``).
         Glucose 4 is the default because this loop makes hundreds of small
-        incremental calls: on Table 3's sets and car it took a third to a half
-        of CaDiCaL 1.9.5's time (iris DT-depth per fold 0.09 s against 0.25 s,
-        wine 2.7 s against 9.8 s, car 15-22 s against 31-48 s), and MiniSat
-        2.2 and Glucose 3 came within 10-40 % of it.
+        incremental calls, where it takes a third to a half of CaDiCaL's time
+        on the paper's sets.
         ``errors_search="maxsat"`` uses it inside RC2.
     categorical : "auto", "all", "none" or list of columns, default="auto"
         Which columns are categorical (one test per value).
@@ -161,9 +159,7 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         Leaf bound for ``"size"``: python-sat's incremental totalizer or the
         paper's sequential counter.  Over the leaves in tree order the
         totalizer counts each subtree's leaves, which the solver reasons
-        with: pure-SAT DT-size on balance-scale's drawn folds took 46 and
-        92 s against 93 and 225 s with the counter (two folds, one run
-        each); car's DT-size about the same either way.
+        with; it roughly halves pure-SAT DT-size on balance-scale.
     size_search : {"descending", "binary"}, default="descending"
         How the SAT loop walks the leaf bound for ``"size"``: one leaf fewer
         than the best tree until the bound is infeasible (a single UNSAT
@@ -177,7 +173,7 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         fewest-errors tree has no error, then at that depth a cost of 2^-k
         per node (below one error) for the fewest nodes; numeric columns go
         to the engine as ranks.  The fastest route measured on the paper's
-        sets (``benchmarks/results/sat-table3.md``).  ``"sat"``: the paper's
+        sets (``benchmarks/results/sat-table3/half-splits.md``).  ``"sat"``: the paper's
         incremental SAT loop throughout (Avellaneda's DT-depth / DT-size).
         ``"dp"``: the DP engine's depth, then SAT's DT-size at it.
         ``stats_["search"]`` says which answered ("dp", "sat", "dp+sat").

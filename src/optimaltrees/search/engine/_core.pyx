@@ -779,11 +779,8 @@ cdef class Engine:
         the features in the order of these values (until one meets
         ``enough``, the node's known bound).  ConTree's Gini order alone
         searched a feature to its end under the weak bound of its own first
-        threshold (synthetic data, 10^5 rows, depth 2: the first feature's
-        best tree was 13 % above the optimum, which lay on the second, and
-        took a third of all depth-two scans; at depth 3 on the numeric sets
-        the depth-two probes took fault 0.68x, bean 0.84x, magic 0.91x the
-        time).  At depth two each probe is the first threshold
+        threshold, which may lie far above the optimum found on a later
+        feature; the probes find the optimum's feature first.  At depth two each probe is the first threshold
         :meth:`_branch_step` takes of its feature, so it is not scanned
         twice; at depth three it is a depth-two tree, an upper bound on
         what the feature's threshold can do."""
@@ -839,13 +836,11 @@ cdef class Engine:
         search runs, and a search stopped at its time limit reports a bound
         above zero (ConTree's order alone, feature after feature, bounds
         nothing until every feature is started); ConTree's steps keep the
-        good trees of its order coming early.  Measured: pure best-first
-        proved depth three up to 5x faster but returned worse trees at a
-        depth-four time limit (bean: 1,108 errors at 120 s against 1,033).
-        So ConTree's steps go on only while they pay: after DIVE_PATIENCE
-        of them in a row without a better tree, one in DIVE_SPARSE steps,
-        until a step of either kind improves the incumbent (depth four:
-        segment 54 -> 46 s; bean, fault and magic keep their trees at 120 s).
+        good trees of its order coming early.  Pure best-first proves
+        faster but finds good trees later, so ConTree's steps go on only
+        while they pay: after DIVE_PATIENCE of them in a row without a
+        better tree, one in DIVE_SPARSE steps, until a step of either kind
+        improves the incumbent.
 
         Engines on several threads share one frontier (``share_root_with``):
         each takes the lowest interval, expands it with its own data and

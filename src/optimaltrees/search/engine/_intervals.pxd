@@ -47,8 +47,8 @@ cdef inline void bound_interval(Interval* iv, double* D, double cost) noexcept n
     are weakest at the far end of the interval: t = i for v, t = j for u.
     Beside a threshold whose second child was skipped (the first already
     exceeded the bound) SP gives that side 0, and IS still bounds the
-    thresholds near it.  Measured neutral (depth 3: 0.992x; the same bounds
-    at a depth-4 limit), kept as the tighter of two sound bounds."""
+    thresholds near it.  Kept as the tighter of two sound bounds; it costs
+    nothing measurable."""
     cdef double left = iv.u_left, right = iv.v_right, moved
     if iv.v >= 0 and iv.i <= iv.j:
         moved = (iv.v_total - iv.v_right - cost) - (D[iv.v] - D[iv.i])

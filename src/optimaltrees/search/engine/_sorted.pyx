@@ -16,12 +16,11 @@ from optimaltrees.search.engine._common cimport (
 from optimaltrees.search.engine._histogram cimport HistScan, score_root_threshold, scores_at
 
 # a depth-two node takes the histograms when their cost is below this many
-# D2Split scans (nn * p each); ConTree's search makes tens to hundreds of
-# them per depth-two node (measured: 90-200 on 10^3-10^4 binned noisy rows)
+# D2Split scans (nn * p each): ConTree's search makes tens to hundreds of
+# them per depth-two node, so building histograms pays beyond about a hundred
 cdef double hist_scans = 100.0
 # the share of root thresholds the histogram solver scores after its
-# similarity skips (measured: the crossover of the two solvers on binned
-# noisy data, 256 bins, lies at about 1,000 rows)
+# similarity skips: the cost model's estimate of where the two solvers cross
 cdef double HIST_SCORED = 0.05
 # ... and only on nodes of at least this many rows.  Below it both solvers
 # take milliseconds, and one solver for all small data keeps ties broken the
@@ -67,22 +66,20 @@ def set_histogram_choice(double scans, int min_rows) -> tuple:
 # node's rows (-1: never; 0: at once).  A sweep costs about log2(rows)
 # D2Split scans' worth of tree updates; on a flat cost landscape (the
 # optimum's feature on noisy data) the intervals' bounds need hundreds
-# of scans, growing with the rows.  Depth 3, two runs each, against 2.0:
-# rice 0.90, raisin 0.97, magic 0.98, bidding 0.98 (1.0: rice 0.81, magic 1.07)
+# of scans, growing with the rows, so a sweep pays once the intervals have
+# cost a small multiple of it (the contree benchmark's depth-3 page)
 cdef double sweep_after = 1.5
 # ... on nodes of up to SWEEP_SMALL_ROWS rows a third of that, rising to the
-# whole between SWEEP_SMALL_ROWS and twice as many (log scale): depth 3,
-# 0.5 x log2(rows) against 1.5: rice (depth-two nodes of ~1,500 rows) 0.81x,
-# raisin (~300) 0.92x; magic (~7,600) 1.27x, occupancy (~4,000) 1.14x
+# whole between SWEEP_SMALL_ROWS and twice as many (log scale): on small
+# nodes a sweep's tree updates are cheap beside the intervals' scans, on
+# large ones the scans' pruning still wins for a while
 cdef enum:
     SWEEP_SMALL_ROWS = 2048
 # Where nodes keep side maps (``reserve_side_maps``) a scan costs far less, so
 # only nodes of at least MAPS_SWEEP_ROWS rows sweep, after MAPS_SWEEP_AFTER x
-# log2(rows) steps (sweep_after >= 0; -1 still means never).  Synthetic data,
-# depth 3 (depth-two nodes of about half the rows): 10^5 rows 79 s sweeping
-# as without maps, 68 s never, 63 s at 6; 2 x 10^5 rows 163 s at 3, 149 s at
-# 6; 3 x 10^5 rows 407 s sweeping as without maps, 466 s never.  Smaller
-# nodes never: depth 4, raisin 13.5 s at 6 against 11.9 s never.
+# log2(rows) steps (sweep_after >= 0; -1 still means never): with maps a
+# scan is a pass of popcounts, so a sweep pays only on the largest nodes,
+# and later there than without maps; smaller nodes never sweep.
 cdef double MAPS_SWEEP_AFTER = 6.0
 # D2Split keeps side maps (and a label map per class) up to this many classes;
 # beyond, a candidate's popcount per class costs more than the row scan
@@ -109,9 +106,8 @@ def set_sweep_choice(double after) -> float:
 # the similarity bound remembers up to sim_sets solved sets per depth, of
 # nodes of at least sim_min_rows rows (smaller ones are solved about as fast
 # as they are checked), and scans at most SIM_WORDS bitmap words per check
-# (large data: fewer sets).  Depth 4 against none (d2 calls, time): raisin
-# -5 %, bidding -9 %, occupancy -13 %, segment -8 %, wilt -14 % (the sets
-# a check catches were solved a depth-three split earlier: 256 catch most)
+# (large data: fewer sets).  The sets a check catches were solved a
+# depth-three split earlier, so a few hundred per depth catch most of them.
 cdef int sim_sets = 256
 cdef int sim_min_rows = 64
 cdef enum:
@@ -177,9 +173,8 @@ cdef inline bint _offer_side(int err, int prefix_err, int cnt_s, int feature, in
     return skip_l[0] == NEVER and skip_r[0] == NEVER
 
 
-# above this share of side switches along a scan, D2Split (three classes and more) picks sides with masks
-# (measured on the numeric sets at depth 3: 0.1 slowed occupancy and wilt by 10-15 %,
-# 0.3 gave back a third of magic's gain)
+# above this share of side switches along a scan, D2Split (three classes and more) picks sides with masks:
+# masks avoid mispredicted branches where sides alternate, and cost more where they run in long stretches
 cdef float SWITCHY = 0.2
 
 
@@ -205,11 +200,8 @@ cdef int maps_after = 2
 # and the moves took 35 % of a depth-3 fit.  Where the layout has
 # map_gather_entries rows x features or more, a node's feature whose moves
 # reach half its rows first copies map_at into that feature's order
-# (map_seq, one random pass), and its later moves read it in order.  A
-# model of the moves (C, 10 features, one copy per three passes): 10^6
-# rows 52.6 -> 21.6 ns a row, 2 x 10^5 rows 23.5 -> 17.6, 10^5 rows 9.8 ->
-# 11.0 (there map_at fits the caches).  Synthetic depth 3, one fit each:
-# 10^6 rows 2028 -> 1608 s; 2 x 10^5 rows, copying on every node, no gain
+# (map_seq, one random pass), and its later moves read it in order.  Below
+# the threshold map_at fits the caches and the copy costs more than it saves.
 cdef long long map_gather_entries = 1 << 21
 
 
@@ -1238,8 +1230,7 @@ cdef class SortedLayout:
         the other buffers, and, where the nodes keep side maps
         (:meth:`reserve_side_maps`, called first), some node may be large
         enough to sweep (:data:`MAPS_SWEEP_ROWS`): with maps D2Split's scans
-        cost less than a sweep on smaller nodes (never sweeping them, depth
-        4: raisin 18.1 -> 12.4 s, occupancy 3.8 -> 2.6 s).  Allocated at
+        cost less than a sweep on smaller nodes, which never sweep.  Allocated at
         the first sweep, counted from now."""
         cdef size_t leaves = 1
         self.sweep_allowed = False
@@ -1500,8 +1491,7 @@ cdef class SortedLayout:
         only their sums, apart (``sweep_sums``): a leaf's prefix extremes
         are its sum, so the bottom level is built from the sums
         (:func:`_sweep_bottom`): the array cleared per f2 is a third of
-        the size (8 bytes a leaf instead of 24), the buffers two thirds
-        (raisin at depth 4: 0.89x the time)."""
+        the size (8 bytes a leaf instead of 24), the buffers two thirds."""
         cdef int nn = node.size, k, w, leaves_n = 0, v, nl, ones_l, zeros_l, ones_r, zeros_r, err
         cdef int ones_all = <int>(node.counts[1] + 0.5)
         cdef Elem* arr2 = node.elems + <size_t>f2 * nn
