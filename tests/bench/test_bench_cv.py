@@ -77,7 +77,7 @@ def test_stopping_a_suite_stops_its_fits():
     assert not runner._LIVE
 
 
-# ------------------------------------------------------------------ the sweep on local workers (issue 16)
+# ------------------------------------------------------------------ the sweep on local workers
 
 def _records(out):
     import json
