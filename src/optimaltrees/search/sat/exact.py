@@ -17,7 +17,7 @@ shallow leaves repeat their class, so the answers decode like a SAT model's
 * :func:`min_errors_dp` the fewest misclassifications at a fixed depth.
 
 On the paper's sets these take milliseconds to a second where the SAT loop
-takes seconds to minutes (``benchmarks/results/sat*.md``).
+takes seconds to minutes (``benchmarks/results/sat/`` and ``sat-table3/``).
 """
 from __future__ import annotations
 
