@@ -5,13 +5,18 @@ Each fit runs in a fresh interpreter (so page faults and imports count as a
 user's first fit does), ``--repeats`` times per case and per Python; the
 table gives the median wall time of ``fit`` and its overrun of the limit.
 
-    python benchmarks/preparation_limits.py --python .venv/bin/python \\
-        [--before /path/to/old/venv/bin/python] --out benchmarks/results/preparation-limits.md
+    python benchmarks/preparation_limits.py [--python .venv/bin/python] \\
+        [--before /path/to/old/venv/bin/python]
+
+writes ``benchmarks/results/preparation-limits/preparation-limits.md`` (the
+committed report; ``--out`` elsewhere).  ``--before`` adds an older install's
+columns, to review a change; the committed report has the current columns only.
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -88,7 +93,8 @@ def main(argv=None) -> None:
     ap.add_argument("--before", help="an interpreter with an older install, measured beside it")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--cases", nargs="+", default=list(CASES), choices=list(CASES))
-    ap.add_argument("--out", help="markdown file to write")
+    ap.add_argument("--out", default="benchmarks/results/preparation-limits/preparation-limits.md",
+                    help="markdown file to write (default %(default)s)")
     args = ap.parse_args(argv)
     pythons = [("before", args.before)] if args.before else []
     pythons.append(("now", args.python))
@@ -110,6 +116,7 @@ def main(argv=None) -> None:
     text = "\n".join(lines) + "\n"
     print(text)
     if args.out:
+        os.makedirs(os.path.dirname(args.out) or ".", exist_ok=True)
         with open(args.out, "w") as f:
             f.write(text)
 

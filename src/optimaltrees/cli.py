@@ -146,7 +146,9 @@ def _bench_parser(sub) -> None:
                                description=module.__doc__,
                                formatter_class=argparse.RawDescriptionHelpFormatter)
         module.add_arguments(sp)
-        sp.add_argument("--out", help=f"report path (default benchmarks/results/{name}.md)")
+        sp.add_argument("--out", help=f"report path (default benchmarks/results/{name}/"
+                                      f"{'KIND-dDEPTH' if hasattr(module, 'report_name') else name}.md; "
+                                      "the raw records go beside it as .jsonl)")
         sp.add_argument("--workers", type=int, default=getattr(module, "WORKERS", 1),
                         help="fits at a time on the local cluster (default %(default)s)")
         sp.add_argument("--scheduler", help="address of a running Dask scheduler (default: a local cluster)")

@@ -75,7 +75,7 @@ def test_diagrams_suite_end_to_end(table, tmp_path):
     out = run_suite("diagrams", args)
     text = out.read_text()
     assert "| diagram-uni | 1 |" in text and "| cart | 1 |" in text and "Runs without a result" not in text
-    assert "| optimal-tree | 1 |" in text and "## Targets (issue 17)" in text
+    assert "| optimal-tree | 1 |" in text and "## Targets" in text
     lines = out.with_suffix(".jsonl").read_text().splitlines()
     assert lines[:3] == first and len(lines) == 4
     records = [json.loads(ln) for ln in lines]
@@ -260,9 +260,25 @@ def test_anytime_suite_end_to_end(zero_one, tmp_path):
     assert "## Mean normalised primal integral" in text and "| discrepancy:luby |" in text
     assert "| method | first tree (s) | first error | final error | proof (s) | PI |" in text
     assert "best known error" in text and "(proven)" in text
-    picture = tmp_path / "out" / "anytime" / "binary-d2-tiny01.png"
+    picture = tmp_path / "out" / "anytime-tiny01.png"          # beside the report, named after it
     assert picture.is_file() and picture.stat().st_size > 1000
-    assert "![tiny01](anytime/binary-d2-tiny01.png)" in text
+    assert "![tiny01](anytime-tiny01.png)" in text
+
+
+def test_default_reports_go_to_the_suites_folder():
+    """Without --out a suite writes benchmarks/results/SUITE/NAME.md: one folder per suite,
+    one report per setting, so a rerun overwrites its report instead of adding a sibling."""
+    from pathlib import Path
+
+    from optimaltrees.bench import SUITES, default_report
+
+    for name in SUITES:
+        path = default_report(name)
+        assert path.parent == Path("benchmarks/results") / name and path.suffix == ".md"
+    args = _suite_args("anytime", ["--kind", "numeric", "--depth", "3"], None)
+    assert default_report("anytime", args) == Path("benchmarks/results/anytime/numeric-d3.md")
+    args = _suite_args("anytime", [], None)
+    assert default_report("anytime", args) == Path("benchmarks/results/anytime/binary-d6.md")
 
 
 def test_anytime_scores_peer_budget_runs_as_one_curve():

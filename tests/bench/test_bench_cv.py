@@ -77,7 +77,7 @@ def test_stopping_a_suite_stops_its_fits():
     assert not runner._LIVE
 
 
-# ------------------------------------------------------------------ the sweep on local workers (issue 16)
+# ------------------------------------------------------------------ the sweep on local workers
 
 def _records(out):
     import json
@@ -132,7 +132,7 @@ def test_cv_report_goes_to_benchmarks_results_by_default(table, tmp_path, monkey
 
     monkeypatch.chdir(tmp_path)
     assert main(["bench", "cv", "--data", str(table), "--depths", "1", "--folds", "2", "--workers", "1"]) == 0
-    out = tmp_path / "benchmarks" / "results" / "cv.md"
+    out = tmp_path / "benchmarks" / "results" / "cv" / "cv.md"      # the suite's own folder
     assert out.is_file() and f"report written to {out}" in capsys.readouterr().out
     assert [r["test_acc"] for r in _records(out)] == [1.0, 1.0]
 

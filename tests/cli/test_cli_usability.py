@@ -1,4 +1,4 @@
-"""A user's first hour on the command line (issue 16): --help and --version
+"""A user's first hour on the command line: --help and --version
 answer at once, a bad output path fails before the fit, messages name the
 flags, and an identifier column is pointed out."""
 from __future__ import annotations

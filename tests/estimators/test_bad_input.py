@@ -24,7 +24,7 @@ def test_sanity_valid_input_fits():
 
 @pytest.mark.parametrize("bad", [np.nan, float("nan")])
 def test_nan_in_X_is_a_missing_value(bad):
-    # searched exactly since issue 19 (tests/estimators/test_missing_values.py);
+    # the tree search takes it as data (tests/estimators/test_missing_values.py);
     # the SAT and diagram estimators still refuse it by name
     X = X_OK.copy()
     X[2, 1] = bad

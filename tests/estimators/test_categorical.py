@@ -1,4 +1,4 @@
-"""Categorical columns in the exact tree search (issue 19): ``x == v`` tests
+"""Categorical columns in the exact tree search: ``x == v`` tests
 beside numeric thresholds, checked against the brute force on the same
 tests written as 0/1 columns, printed in the user's names and values."""
 from __future__ import annotations

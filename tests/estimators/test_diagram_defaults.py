@@ -1,4 +1,4 @@
-"""DecisionDiagramClassifier's defaults (issue 16): a default fit returns in
+"""DecisionDiagramClassifier's defaults: a default fit returns in
 seconds, says honestly what the MILP added, warns at the limit with a hint
 where the exact tree engine solves the same problem, and shows its phases
 when verbose."""

@@ -1,5 +1,5 @@
 """DecisionDiagramClassifier never claims a false optimum, keeps its limits,
-and refuses impossible inputs (issue 14, parts 2-4 for diagrams).
+and refuses impossible inputs.
 
 Every check here uses the public API only: an optimum claim is compared with
 an independent brute force over all univariate diagrams of the skeleton

@@ -1,4 +1,4 @@
-"""Missing values (NaN) in X, searched exactly (issue 19): every split also
+"""Missing values (NaN) in X, searched exactly: every split also
 chooses the side of the missing rows, and the optimum over (feature,
 threshold, side) is proven, checked against a brute force that enumerates
 those splits directly."""

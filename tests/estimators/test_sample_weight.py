@@ -1,4 +1,4 @@
-"""Sample and class weights in OptimalTreeClassifier (issue 19): the
+"""Sample and class weights in OptimalTreeClassifier: the
 objective is the misclassified weight, checked against a brute force that
 sums weights itself, against fits on repeated rows, and against fits with
 the zero-weight rows removed."""

@@ -642,7 +642,7 @@ def test_bad_data():
         SATTreeClassifier().predict(np.zeros((1, 2)))
 
 
-# -- the anytime answer at the time limit (issue 18) ---------------------------------
+# -- the anytime answer at the time limit --------------------------------------------
 @pytest.mark.parametrize("objective", ["depth", "size"])
 def test_time_limit_returns_a_perfect_greedy_tree_not_proven(objective):
     # car: depth 3 and 4 take the SAT search well over a second

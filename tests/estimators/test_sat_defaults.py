@@ -1,4 +1,4 @@
-"""SATTreeClassifier's defaults (issue 16): a default time limit, a verbose
+"""SATTreeClassifier's defaults: a default time limit, a verbose
 progress line, and "errors" routed to the exact DP engine, which proves the
 same optimum as MaxSAT."""
 from __future__ import annotations

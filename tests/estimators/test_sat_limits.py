@@ -1,5 +1,5 @@
 """SATTreeClassifier keeps its time limit, stops on Ctrl-C, and refuses bad
-input clearly (issue 14, parts 3 and 4).
+input clearly.
 
 The timing data (3,000 random rows x 10 float columns: ~30,000 threshold
 tests) reproduces the issue's cost: binarising and reducing it used to take

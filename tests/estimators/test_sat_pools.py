@@ -1,5 +1,5 @@
-"""SATTreeClassifier under a time limit inside pools, joblib and threads
-(issue 16): daemonic processes may not start the worker process, so the
+"""SATTreeClassifier under a time limit inside pools, joblib and threads:
+daemonic processes may not start the worker process, so the
 search runs in-process with its SAT calls cut into conflict-budgeted slices,
 and the limit still holds."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""scikit-learn's tree API on every estimator (issue 16): feature_importances_,
+"""scikit-learn's tree API on every estimator: feature_importances_,
 decision_path, n_classes_, get_depth, get_n_leaves."""
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""Hostile model files (issue 14): loading never runs code the file names, and
+"""Hostile model files: loading never runs code the file names, and
 every file that is not a model this library wrote is refused with a ValueError.
 
 Each hostile file starts from a real saved model with one thing changed.

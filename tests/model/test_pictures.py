@@ -1,4 +1,4 @@
-"""Pictures a reader can read (issue 16): bounded width, no overlapping
+"""Pictures a reader can read: bounded width, no overlapping
 labels, arcs that do not cross boxes, traces that show every fit."""
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""save_model on a fitted Pipeline refuses clearly (issue 16): a model file
+"""save_model on a fitted Pipeline refuses clearly: a model file
 never names classes for the loader to build, so preprocessing stays in code."""
 import numpy as np
 import pytest

@@ -1,5 +1,6 @@
-"""Printed thresholds route every value as the model does (issue 16: a tree
-that split at 157.5 was drawn ``> 158``, a diagram's 107.5 as ``>= 107``)."""
+"""Printed thresholds route every value as the model does: a threshold
+is printed as the shortest string that parses back to the same float, so a
+split at 157.5 never reads ``> 158``, nor a diagram's 107.5 ``>= 107``."""
 import math
 import re
 from decimal import Decimal

@@ -1,4 +1,4 @@
-"""The SAT node bound (issue 17): "is there a diagram of <= k nodes with <= e
+"""The SAT node bound: "is there a diagram of <= k nodes with <= e
 errors?" answered exactly, checked against the brute-force diagram oracle on
 small data with ties, duplicates, mixed points, many classes and extreme
 floats; the bounds it returns never exceed the brute-force optimum, and the

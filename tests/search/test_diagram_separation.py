@@ -1,4 +1,4 @@
-"""The separation bound (issue 17): fewer than ``tests_needed`` threshold tests
+"""The separation bound: fewer than ``tests_needed`` threshold tests
 leave two rows of different classes together; checked against a brute force
 over every set of tests on small data with ties, duplicates and extreme floats."""
 from __future__ import annotations

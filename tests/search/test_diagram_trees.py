@@ -1,4 +1,4 @@
-"""What exact trees give the diagram MILP (issue 17): a lower bound that never
+"""What exact trees give the diagram MILP: a lower bound that never
 exceeds the brute-force optimum, cuts that keep it, and tree starts that are
 feasible for every skeleton they are offered to."""
 from __future__ import annotations

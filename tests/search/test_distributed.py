@@ -168,7 +168,7 @@ def test_time_limit_counts_queued_shares_and_a_cluster_without_workers():
         start = time.perf_counter()
         with pytest.warns(UserWarning, match="time_limit=1 s reached"):
             clf = OptimalTreeClassifier(max_depth=3, time_limit=1.0, cluster=c).fit(X, y)
-        assert time.perf_counter() - start < 1.0 + 3.0          # was 30 s, then a TimeoutError
+        assert time.perf_counter() - start < 1.0 + 3.0          # the limit holds without free workers
         assert clf.timed_out_ and clf.predict(X).shape == y.shape
 
 
@@ -199,7 +199,7 @@ def test_an_unreachable_scheduler_is_named_within_the_limit():
     start = time.perf_counter()
     with pytest.raises(ConnectionError, match="tcp://127.0.0.1:1.*no Dask scheduler answered"):
         OptimalTreeClassifier(max_depth=3, time_limit=1, cluster="tcp://127.0.0.1:1").fit(X, y)
-    assert time.perf_counter() - start < 1 + 3.0          # was 30 s
+    assert time.perf_counter() - start < 1 + 3.0          # an unreachable scheduler fails within the limit
 
 
 def test_a_port_that_holds_the_connection_is_named_within_the_limit():

@@ -7,6 +7,11 @@ with a ``run_local`` runs them its own way unless a scheduler is given, and
 one with a ``progress`` writes its own progress lines), keeps
 every record in ``OUT.jsonl`` and rewrites the markdown report ``OUT`` as
 results arrive, so an interrupted suite still leaves a partial report.
+
+Reports go to ``benchmarks/results/SUITE/NAME.md`` by default: each suite keeps
+its current reports in its own folder, one per setting, and a new run of a
+setting overwrites its report (earlier measurements live in version control,
+so the folder never holds two reports of the same setting side by side).
 """
 from __future__ import annotations
 
@@ -24,10 +29,23 @@ def suite_module(name: str):
     return importlib.import_module(f"optimaltrees.bench.suites.{name.replace('-', '_')}")
 
 
+RESULTS = Path("benchmarks/results")
+
+
+def default_report(name: str, args=None) -> Path:
+    """Where suite ``name`` writes without ``--out``: ``benchmarks/results/SUITE/NAME.md``,
+    NAME being the suite's ``report_name(args)`` where it has one (a name for
+    the setting, e.g. ``binary-d6``), else the suite's name."""
+    suite = suite_module(name)
+    stem = suite.report_name(args) if args is not None and hasattr(suite, "report_name") else name
+    return RESULTS / name / f"{stem}.md"
+
+
 def run_suite(name: str, args) -> Path:
     """Run suite ``name`` with parsed options ``args`` (see ``optimaltrees bench --help``)."""
     suite = suite_module(name)
-    out = Path(args.out or f"benchmarks/results/{name}.md")
+    out = Path(args.out) if args.out else default_report(name, args)
+    args.out = str(out)         # the suites name their pictures after the report
     out.parent.mkdir(parents=True, exist_ok=True)
     jobs = suite.plan(args, out.parent)
     raw = out.with_suffix(".jsonl")

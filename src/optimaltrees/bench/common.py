@@ -60,25 +60,38 @@ def check_baseline(folder: str) -> str:
     return path
 
 
-def _commit(folder: str) -> str:
+def _head(folder: str) -> tuple[str, bool] | None:
+    """The commit checked out in ``folder`` and whether tracked files differ from it (None: no git)."""
     try:
-        head = subprocess.run(["git", "-C", folder, "rev-parse", "--short", "HEAD"], capture_output=True,
+        head = subprocess.run(["git", "-C", folder, "rev-parse", "HEAD"], capture_output=True,
                               text=True, timeout=30).stdout.strip()
         dirty = subprocess.run(["git", "-C", folder, "status", "--porcelain", "--untracked-files=no"],
                                capture_output=True, text=True, timeout=30).stdout.strip()
     except (OSError, subprocess.SubprocessError):
-        return "no git"
-    return (head or "no git") + (" + uncommitted changes" if head and dirty else "")
+        return None
+    return (head, bool(dirty)) if head else None
 
 
 def baseline_note(baseline: str) -> str:
-    """One report line: where the before and after versions come from."""
+    """One report line: where the before and after versions come from.
+
+    It names the folders and says whether they hold the same commit, not
+    which: reports are regenerated in place and the tree's text names no
+    commits (version control keeps that history)."""
     import optimaltrees
 
     here = os.path.dirname(os.path.dirname(os.path.realpath(optimaltrees.__file__)))
-    return (f"Before/after: `{BASELINE}` (before) is optimaltrees from `{baseline}` ({_commit(baseline)}), "
-            f"`{OURS}` (after) from `{here}` ({_commit(here)}); both run the same fit in their own processes, "
-            "alternating; ratios are after/before (below 1: faster now).")
+    before, after = _head(baseline), _head(here)
+    if before is None or after is None:
+        source = "commits unknown (no git)"
+    else:
+        source = "the same commit" if before[0] == after[0] else "different commits"
+        changed = [side for side, state in (("before", before), ("after", after)) if state[1]]
+        if changed:
+            source += f", uncommitted changes in {' and '.join(changed)}"
+    return (f"Before/after: `{BASELINE}` (before) is optimaltrees from `{baseline}`, `{OURS}` (after) from "
+            f"`{here}` ({source}); both run the same fit in their own processes, alternating; ratios are "
+            "after/before (below 1: faster now).")
 
 
 def summarise(recs: list[dict]) -> dict:

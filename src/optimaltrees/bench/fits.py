@@ -547,7 +547,7 @@ def fold_one_hot(X):
 
 def missing_values(*, data: str, seed: int, method: str, depth: int, remove: float = 0.0,
                    time_limit: float = 60.0, fractions=(0.5, 0.25, 0.25)) -> dict:
-    """One fit on a table with missing values and categorical columns (issue 19)."""
+    """One fit on a table with missing values and categorical columns."""
     import pandas as pd
     from sklearn.compose import make_column_transformer
     from sklearn.impute import SimpleImputer

@@ -16,8 +16,8 @@ The optimum is the best error any run reached (stated as proven when a run
 proved it).  Each trace is scored by the normalised primal integral 100·P(T)/T
 (:func:`optimaltrees.anytime.primal_integral`).  The report has the mean per
 method, a table per data set (first tree time and error, final error, time
-to proof, score) and a PNG of error versus time per data set in ``anytime/``
-beside the report.
+to proof, score) and a PNG of error versus time per data set beside the
+report, named after it (``binary-d6.md``: ``binary-d6-NAME.png``).
 """
 from __future__ import annotations
 
@@ -94,11 +94,16 @@ def _runs_per_set(args) -> int:
     return len(args.strategies) + len(_peers(args)) * len(args.peer_budgets) + 1
 
 
+def report_name(args) -> str:
+    """The default report's name: the kind of data and the depth (``binary-d6``)."""
+    _resolve(args)
+    return f"{args.kind}-d{args.depth}"
+
+
 def plan(args, out_dir: Path) -> list[Job]:
     _resolve(args)
     files = data_files(args)
     args.skipped = missing_libraries(args.peers)
-    (out_dir / "anytime").mkdir(parents=True, exist_ok=True)
     jobs = []
     for name, path in files.items():
         for spec in args.strategies:
@@ -184,7 +189,7 @@ def _data_set(name: str, records: list[dict], args, out_dir: Path) -> dict | Non
     optimum = min(finals)
     proven = any(r["proof_s"] is not None and r["curve"] and r["curve"][-1][1] == optimum for r in results)
     score = {r["method"]: primal_integral(r["curve"], optimum, args.budget) for r in results}
-    picture = out_dir / "anytime" / f"{args.kind}-d{args.depth}-{name}.png"
+    picture = out_dir / f"{Path(args.out or report_name(args)).stem}-{name}.png"
     shown = [[r["method"], r["curve"]] for r in results]
     if len(recs) >= _runs_per_set(args) and _drawn.get(str(picture)) != shown:
         picture.parent.mkdir(parents=True, exist_ok=True)

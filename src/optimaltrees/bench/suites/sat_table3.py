@@ -162,7 +162,7 @@ def report(records: list[dict], args, out_dir: Path) -> str:
 
 
 def _targets(records: list[dict], args) -> list[str]:
-    """Issue 18's target: pure SAT at most the paper's time, median over
+    """The target: pure SAT at most the paper's time, median over
     folds; a fold without an answer counts as slower than any time, and a
     set whose folds need another depth than the paper's (or lose
     conflicting rows) is marked as not the paper's problem."""

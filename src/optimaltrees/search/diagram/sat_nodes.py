@@ -64,11 +64,10 @@ COUNTEREXAMPLES = 4
 #: questions whose error budget (beyond the unavoidable errors) exceeds this are not asked:
 #: a totalizer that wide, over hundreds of points, is rarely answered in time
 MAX_ERROR_BUDGET = 40
-#: Glucose 4 answers the loop's many small calls fastest (CaDiCaL 1.5.3, MiniSat 2.2 and
-#: MapleChrono took 36-65 s against 37-64 s on the hard last calls, no clear winner)
+#: Glucose 4: on the loop's hard last calls CaDiCaL, MiniSat and MapleChrono were no faster
 SOLVER = "glucose4"
-#: each used node is reached by a point of the subset (measured: parkinsons, hayes-roth and
-#: breast-cancer-wisconsin's hardest questions 72 s in all, against 93 s without)
+#: each used node is reached by a point of the subset: redundant, but the hardest
+#: questions are answered faster with it
 USED_IS_REACHED = True
 #: seconds that stand for "no deadline" (SAT calls then still return to Python every ~0.1 s)
 NO_DEADLINE = 1e9
@@ -171,7 +170,7 @@ class DiagramFormula:
                 clauses.append([-self.act[v]] + [self.arc[u, s, v] for u in sk.layer_nodes(layer - 1)
                                                  for s in (0, 1)])
             # the nodes of a layer are interchangeable: used nodes first (ordering them by
-            # feature as well was measured slower: parkinsons 55 s against 37 s, hayes-roth 89 s against 65 s)
+            # feature as well made the hard questions slower)
             clauses.extend([-self.act[b], self.act[a]] for a, b in zip(ids, ids[1:]))
             if canonical:
                 clauses.extend(self._entry_order(layer))
@@ -347,9 +346,8 @@ def node_error_bounds(points: Points, skeleton: Skeleton, settings: Settings, *,
     needed = [most_errors(k, start_objective) - formula.base for k in range(1, m + 1)]
     formula.error_ubound = max([1] + [b + 1 for b in needed if b <= MAX_ERROR_BUDGET])
     # most nodes first: the question next to the best diagram is the hardest and the one
-    # most likely to find a better diagram (measured: ascending proved congressional-voting
-    # I's bounds for 4-7 nodes and ran out of time at 8; descending found the better
-    # 8-node diagram at once and proved it)
+    # most likely to find a better diagram, and a better diagram found early lowers the
+    # error budget of every question after it
     best_obj, k, unanswered = start_objective, m, False
     try:
         # no deadline: a far one all the same, so the solver runs in slices and Ctrl-C is seen
@@ -416,7 +414,7 @@ def _ask(formula: DiagramFormula, k: int, e: int, points: Points, skeleton: Skel
         bad = np.flatnonzero((cost > 0) & ~inside)
         if not len(bad):
             raise AssertionError("a diagram over its error budget with every misclassified point encoded")
-        # the costliest first, then in point order (spreading the picks over the list was
-        # measured slower: 96 s against 72 s on the three hardest questions above)
+        # the costliest first, then in point order (spreading the picks over the list made
+        # the hardest questions slower)
         pick = bad[np.argsort(-cost[bad], kind="stable")[:COUNTEREXAMPLES]]
         formula.add_points(pick)

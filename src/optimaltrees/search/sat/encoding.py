@@ -34,16 +34,17 @@ from optimaltrees.search.sat._loop import ExampleClauses, decode_model
 from optimaltrees.search.sat.worker import solve_within
 
 #: CaDiCaL options for this use: its "lucky" phase tries constant assignments
-#: over the whole formula at the start of *every* call; with ~1000 incremental
-#: calls on 2M clauses that dominated car's DT-depth (141 s -> 27 s without it)
+#: over the whole formula at the start of *every* call, and the loop makes
+#: about a thousand incremental calls on formulas of millions of clauses, so
+#: that phase would take most of the time
 CADICAL_OPTIONS = {"lucky": 0}
 #: Glucose in its incremental mode (Audemard, Lagniez and Simon, SAT 2013:
 #: assumption literals left out of the clause quality, LBD, that decides which
-#: learnt clauses are kept) for DT-size fits, whose leaf bound and repairs are
-#: assumptions: on balance-scale's drawn folds (totalizer) 46 and 92 s against
-#: 123 and 134 s on two folds, car's DT-size unchanged.  From the start only:
-#: switched on when the leaf bound arrives, those two folds took 218 and 279 s.
-#: Not for DT-depth alone: car's DT-depth took 40-44 s instead of 7.6 s
+#: learnt clauses are kept) for DT-size fits, from their first call: their
+#: leaf bound and repairs are assumptions, the case that mode is made for (it
+#: roughly halves balance-scale's DT-size; switched on only when the leaf bound
+#: arrives, the clauses learnt before it slow the search down instead).  Not
+#: for DT-depth alone, whose calls run several times slower in it
 INCREMENTAL_MODE_SOLVERS = frozenset(
     getattr(SolverNames, "glucose3", ()) + getattr(SolverNames, "glucose4", ())
     + getattr(SolverNames, "glucose42", ()))
@@ -111,8 +112,8 @@ def _new_solver(name: str, incremental: bool = False) -> Solver:
 #: python-sat's compiled clause adders, by solver class: (function in
 #: ``pysolvers``, attribute holding the solver handle).  python-sat's own
 #: ``append_formula`` spends two Python calls a clause; calling the compiled
-#: adder directly halves the time to add wine's 530k clauses (1.1 -> 0.45 s),
-#: which is most of a pure-SAT fit on Table 3's sets.
+#: adder directly halves the time to add clauses, which is most of a pure-SAT
+#: fit on small data sets.
 _COMPILED_ADDERS = {
     "Minisat22": ("minisat22_add_cl", "minisat"), "Glucose3": ("glucose3_add_cl", "glucose"),
     "Glucose4": ("glucose41_add_cl", "glucose"), "Glucose42": ("glucose421_add_cl", "glucose"),

@@ -17,7 +17,7 @@ shallow leaves repeat their class, so the answers decode like a SAT model's
 * :func:`min_errors_dp` the fewest misclassifications at a fixed depth.
 
 On the paper's sets these take milliseconds to a second where the SAT loop
-takes seconds to minutes (``benchmarks/results/sat*.md``).
+takes seconds to minutes (``benchmarks/results/sat/`` and ``sat-table3/``).
 """
 from __future__ import annotations
 
@@ -59,8 +59,8 @@ def ordinal_matrix(B: np.ndarray, chains: list[np.ndarray], checkpoint=None) -> 
     """One column per chain: how many of its tests are true (for a threshold
     chain, the rank of the value among the thresholds), so that the engine's
     split ``rank <= r - 0.5`` is exactly the test ``chain[r - 1]`` false.
-    The engine splits numeric ranks natively: far fewer columns than the
-    0/1 tests (300 numeric rows at depth 3: 0.1 s instead of 30 s).
+    The engine splits numeric ranks natively: one column per chain instead
+    of one per threshold, so numeric columns cost orders of magnitude less.
     ``checkpoint()`` (optional) is called before every chain of several
     tests and between blocks of rows of the single tests."""
     check = checkpoint if checkpoint is not None else (lambda: None)
@@ -128,11 +128,10 @@ def perfect_from_tree(tree, depth: int, test_of=None) -> PerfectTree:
 
 #: the DP engine reads the 0/1 tests themselves (its bitset layout) when
 #: there are at most this many tests per chain, else the chains as ordinal
-#: columns (its sorted layout).  Measured (min of 3, DT-depth / DT-size):
-#: car 15 tests / 6 chains 0.42 / 0.83 s as tests against 1.6 / 3.0 s as
-#: chains, balance-scale 16 / 4 1.1 / 3.0 s against 1.8 / 3.1 s, monk1 11 / 6
-#: alike; mouse 40 / 5 0.036 s against 0.019 s for size, iris 119 / 4 0.8 s
-#: against 0.03 s, wine 1,263 / 13 47 s against 0.06 s.
+#: columns (its sorted layout): the bitset layout's counting wins while the
+#: chains are short (integer codes such as car's and monk1's, a few tests
+#: each), the sorted layout once they are long (numeric columns: hundreds of
+#: tests in a dozen chains take it from tens of seconds to a tenth).
 BINARY_TESTS_PER_CHAIN = 4
 
 

@@ -208,12 +208,9 @@ def min_size(problem: Problem, depth_result: SATResult, enc: TreeEncoding | None
     ``size_search="descending"`` asks for one leaf fewer than the best tree
     so far until UNSAT; ``"binary"`` is the paper's dichotomic search.  An
     UNSAT leaf bound costs about the same far below the optimum as just
-    below it (balance-scale, depth 8, 102 leaves: 56 s at 64, 59 s at 101),
-    while SAT bounds above the optimum mostly return in under a second, so
-    one UNSAT call beats the binary search's several (one run each, three
-    resampled balance-scale training sets: 150, 134 and 214 s against 220,
-    161 and over 300 s; car: 147 s against 180 s; both with the sequential
-    counter, before the totalizer and Glucose's incremental mode)."""
+    below it, while SAT bounds above the optimum mostly return in under a
+    second, so walking down makes one UNSAT call where the binary search
+    makes several."""
     if size_search not in SIZE_SEARCHES:
         raise ValueError(f"size_search must be one of {SIZE_SEARCHES}, got {size_search!r}")
     result = depth_result
