@@ -1,4 +1,4 @@
-"""Suite ``missing``: real tables with missing values and categorical columns (issue 19).
+"""Suite ``missing``: real tables with missing values and categorical columns.
 
 Each table is read raw (categorical columns as text; the one-hot groups of
 the shared diagram files folded back into one column), ``--remove`` of each
