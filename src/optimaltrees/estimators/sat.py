@@ -89,8 +89,10 @@ def _greedy_key(tree: GreedyTree, errors_mode: bool) -> tuple:
 
 
 class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
-    """Decision tree that classifies every training example correctly, as small
-    as possible, found by incremental SAT (Avellaneda, AAAI 2020).
+    """Smallest decision tree that classifies every training example correctly.
+
+    Found by incremental SAT (Avellaneda, AAAI 2020) or by the library's
+    exact DP engine: the minimum depth, then the fewest nodes at that depth.
 
     Columns become yes/no tests automatically (see
     :class:`optimaltrees.data.binarize.Binarizer`): two-valued columns one
