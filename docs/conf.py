@@ -61,11 +61,9 @@ numpydoc_class_members_toctree = False
 numpydoc_attributes_as_param_list = True
 numpydoc_xref_param_type = False
 # Every public docstring is checked against numpydoc's rules at build time; a
-# failed check is a warning, so -W makes it an error.  Left out: See Also,
-# Examples and extended summaries (the user guide and the gallery carry them),
-# and the summary-line shape checks that suit scikit-learn's one-liners.
-numpydoc_validation_checks = {"all", "SA01", "EX01", "ES01", "SS03", "SS05", "SS06", "GL01", "GL02",
-                              "RT02", "PR09", "RT03", "RT05", "PR06", "YD01"}
+# failed check is a warning, so -W makes it an error.  Not required: See Also,
+# Examples and extended summaries (the user guide and the gallery carry them).
+numpydoc_validation_checks = {"all", "SA01", "EX01", "ES01"}
 numpydoc_validation_exclude = {
     # scikit-learn's own methods, inherited by the estimators: validated by scikit-learn
     r"\.get_params$", r"\.set_params$", r"\.score$", r"\.get_metadata_routing$", r"\.set_\w+_request$",
