@@ -160,13 +160,24 @@ def _check_savable(model) -> None:
 
 
 def model_to_dict(model, metadata: dict | None = None) -> dict:
-    """The fitted estimator as plain JSON types; ``metadata`` (a dict of plain
-    values: strings, numbers, lists, dicts) is stored beside it, not in it.
+    """Return a fitted estimator as plain JSON values.
 
-    Only :class:`OptimalTreeClassifier`, :class:`SATTreeClassifier` and
-    :class:`DecisionDiagramClassifier` themselves are stored: anything else,
-    a scikit-learn ``Pipeline`` included, raises TypeError (for a Pipeline:
-    save its last step, and keep the preprocessing in your code)."""
+    Parameters
+    ----------
+    model : OptimalTreeClassifier, SATTreeClassifier or DecisionDiagramClassifier
+        A fitted estimator of the library.  Anything else, a scikit-learn
+        ``Pipeline`` included, raises TypeError (for a Pipeline: save its
+        last step, and keep the preprocessing in your code).
+    metadata : dict or None, default=None
+        Plain values (strings, numbers, lists, dicts) stored beside the
+        model, not in it.
+
+    Returns
+    -------
+    dict
+        The document :func:`save_model` writes and :func:`model_from_dict`
+        reads.
+    """
     _check_savable(model)
     fitted = {k: v for k, v in vars(model).items() if k.endswith("_") and not k.startswith("_")}
     if not fitted:
@@ -192,13 +203,22 @@ def model_to_dict(model, metadata: dict | None = None) -> dict:
 
 
 def save_model(model, path: str | Path, metadata: dict | None = None) -> None:
-    """Write a fitted estimator to ``path`` as JSON, with ``metadata`` (plain
-    values) beside it; :func:`load_model` with ``with_metadata=True`` returns it.
+    """Write a fitted estimator to a JSON file.
 
-    A fitted scikit-learn ``Pipeline`` is refused with a TypeError: a file
-    that held its transformers could only be loaded by building classes the
-    file names, and loading never does (see the module docstring).  Save
-    ``pipeline[-1]`` and keep the preprocessing in your code."""
+    Parameters
+    ----------
+    model : OptimalTreeClassifier, SATTreeClassifier or DecisionDiagramClassifier
+        A fitted estimator of the library.  A fitted scikit-learn
+        ``Pipeline`` is refused with a TypeError: a file that held its
+        transformers could only be loaded by building classes the file
+        names, and loading never does.  Save ``pipeline[-1]`` and keep the
+        preprocessing in your code.
+    path : str or Path
+        The file to write.
+    metadata : dict or None, default=None
+        Plain values stored beside the model; :func:`load_model` with
+        ``with_metadata=True`` returns them.
+    """
     Path(path).write_text(json.dumps(model_to_dict(model, metadata), indent=1) + "\n")
 
 
@@ -881,10 +901,27 @@ def _model_from_dict(data):
 
 
 def model_from_dict(data: dict, *, with_metadata: bool = False):
-    """The estimator a :func:`model_to_dict` document describes (with
-    ``with_metadata``: the pair (estimator, metadata dict, empty when none was
-    stored)); any other content raises ValueError (see the module docstring
-    for what is checked)."""
+    """Rebuild the estimator a :func:`model_to_dict` document describes.
+
+    Parameters
+    ----------
+    data : dict
+        The document.
+    with_metadata : bool, default=False
+        Also return the metadata stored with the model.
+
+    Returns
+    -------
+    estimator or tuple
+        The estimator; with ``with_metadata``, the pair (estimator, metadata
+        dict, empty when none was stored).
+
+    Raises
+    ------
+    ValueError
+        Any content that is not a valid model (see the module docstring for
+        what is checked).
+    """
     try:
         model, metadata = _model_from_dict(data)
         return (model, metadata) if with_metadata else model
@@ -921,9 +958,28 @@ def _read_bounded(path: Path) -> bytes:
 
 def load_model(path: str | Path, *, with_metadata: bool = False):
     """Read an estimator written by :func:`save_model`; it predicts as before.
-    With ``with_metadata``, the pair (estimator, the metadata saved with it).
 
-    Safe on files from anywhere: bad content raises ValueError (see the module docstring)."""
+    Safe on files from anywhere: nothing the file names is imported, and
+    bad content raises ValueError (see the module docstring).
+
+    Parameters
+    ----------
+    path : str or Path
+        The file.
+    with_metadata : bool, default=False
+        Also return the metadata saved with the model.
+
+    Returns
+    -------
+    estimator or tuple
+        The estimator; with ``with_metadata``, the pair (estimator, metadata
+        dict).
+
+    Raises
+    ------
+    ValueError
+        The file is too large, not JSON, or not a valid model file.
+    """
     path = Path(path)
     if path.stat().st_size > MAX_FILE_BYTES:
         raise ValueError(f"{path}: {path.stat().st_size} bytes, larger than a model file may be "

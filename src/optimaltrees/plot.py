@@ -210,15 +210,43 @@ def plot_tree(tree: Tree, feature_names: Sequence[str] | None = None,
               split_labels: Sequence[tuple[str, str]] | None = None, decimals: int = 3,
               title: str | None = None, ax=None, orientation: str = "auto",
               max_width: float = MAX_WIDTH):
-    """A tree's picture: each split shows the condition of its "yes" arc
-    (solid, to the right child); the "no" (``<=``) arc is dashed.  Leaves
-    show their class, rows and training errors.
+    """Draw a tree.
 
-    ``orientation``: ``"top-down"`` (root on top, leaves along the bottom),
-    ``"sideways"`` (root on the left, one row per leaf, "no" above "yes"),
-    or ``"auto"``: top-down when it fits in ``max_width`` inches, else
-    sideways, with smaller fonts if even that is wider.  Thresholds print
-    exactly (``decimals`` is kept for compatibility and does not round them)."""
+    Each split shows the condition of its "yes" arc (solid, to the right
+    child); the "no" (``<=``) arc is dashed.  Leaves show their class, rows
+    and training errors.  Thresholds print exactly.
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree (an estimator's ``tree_``; :func:`plot_model` passes an
+        estimator's names for you).
+    feature_names : sequence of str or None, default=None
+        One name per column (None: ``x[0]``, ``x[1]``, ...).
+    class_names : sequence or None, default=None
+        One name per class (None: the class indices).
+    split_labels : sequence of (str, str) or None, default=None
+        Per column, the ("no", "yes") texts that replace "name <= t" and
+        "name > t" (category and SAT tests).
+    decimals : int, default=3
+        Kept for compatibility: thresholds are never rounded.
+    title : str or None, default=None
+        Title above the picture.
+    ax : matplotlib.axes.Axes or None, default=None
+        Draw into these axes (None: a new figure sized to the tree).
+    orientation : {"auto", "top-down", "sideways"}, default="auto"
+        ``"top-down"``: root on top, leaves along the bottom;
+        ``"sideways"``: root on the left, one row per leaf, "no" above
+        "yes"; ``"auto"``: top-down when it fits in ``max_width`` inches,
+        else sideways, with smaller fonts if even that is wider.
+    max_width : float, default=MAX_WIDTH
+        Width in inches the picture should fit.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure drawn into.
+    """
     if orientation not in ("auto", "top-down", "sideways"):
         raise ValueError(f"orientation must be 'auto', 'top-down' or 'sideways', got {orientation!r}")
     fname = (lambda f: str(feature_names[f])) if feature_names is not None else (lambda f: f"x[{f}]")
@@ -350,13 +378,40 @@ def _diagram_layout(diagram: DecisionDiagram, texts: dict[int, tuple[str, bool]]
 def plot_diagram(diagram: DecisionDiagram, feature_names: Sequence[str] | None = None,
                  class_names: Sequence[object] | None = None, *, flows: np.ndarray | None = None,
                  decimals: int = 3, title: str | None = None, ax=None, max_width: float = MAX_WIDTH):
-    """Layers top to bottom, class terminals in the last row.  Each box shows
-    the condition of its "yes" arc (solid); the "no" arc is dashed; each arc's
-    word sits just under the box it leaves.  Merges are visible as boxes
-    with several incoming arcs; an arc that skips layers passes between the
-    boxes of those layers.  ``flows`` (e.g. ``model.node_flows(X)``) adds
-    the rows through each node.  Univariate thresholds print exactly;
-    hyperplane coefficients to ``decimals`` significant digits."""
+    """Draw a decision diagram.
+
+    Layers top to bottom, class terminals in the last row.  Each box shows
+    the condition of its "yes" arc (solid); the "no" arc is dashed; each
+    arc's word sits just under the box it leaves.  Merges are visible as
+    boxes with several incoming arcs; an arc that skips layers passes
+    between the boxes of those layers.
+
+    Parameters
+    ----------
+    diagram : DecisionDiagram
+        The diagram (an estimator's ``diagram_``).
+    feature_names : sequence of str or None, default=None
+        One name per column (None: ``x[0]``, ``x[1]``, ...).
+    class_names : sequence or None, default=None
+        One name per class (None: the class indices).
+    flows : array-like of shape (n_nodes,) or None, default=None
+        Rows through each node (e.g. ``model.node_flows(X)``), written into
+        the boxes.
+    decimals : int, default=3
+        Significant digits of hyperplane coefficients (univariate thresholds
+        print exactly).
+    title : str or None, default=None
+        Title above the picture.
+    ax : matplotlib.axes.Axes or None, default=None
+        Draw into these axes (None: a new figure sized to the diagram).
+    max_width : float, default=MAX_WIDTH
+        Width in inches the picture should fit.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure drawn into.
+    """
     cname = (lambda c: str(class_names[c])) if class_names is not None else str
     n = diagram.n_nodes
     texts: dict[int, tuple[str, bool]] = {}
@@ -415,17 +470,35 @@ def plot_diagram(diagram: DecisionDiagram, feature_names: Sequence[str] | None =
 
 def plot_trace(trace, *, error_label: str | None = None, end: float | None = None,
                title: str | None = None, ax=None):
-    """Anytime curve: the incumbent's objective and the proven lower bound
-    versus time, as steps, each recorded point marked.
+    """Draw an anytime curve: the best objective and the proven lower bound versus time.
 
-    ``trace``: a fitted model (its ``trace_``, held flat to the end of the
-    fit, ``summary_.fit_seconds``, where its final objective and bound are
-    drawn), or a model's ``trace_`` (items with ``time``, ``objective`` or
-    ``error``, ``lower_bound``) or (time, objective, bound) tuples.  ``end``:
-    seconds to extend the last values to (e.g. the time limit or the fit's
-    end; default: the model's fit time, else the last point).  A
-    one-point trace (a diagram the heuristic alone found) shows its point
-    and, with an end, a flat line."""
+    Both are drawn as steps, each recorded point marked.  A one-point trace
+    (a diagram the heuristic alone found) shows its point and, with an end,
+    a flat line.
+
+    Parameters
+    ----------
+    trace : estimator, list of TracePoint or list of tuple
+        A fitted model (its ``trace_``, held flat to the end of the fit,
+        where its final objective and bound are drawn), a model's
+        ``trace_`` (items with ``time``, ``objective`` or ``error``,
+        ``lower_bound``), or (time, objective, bound) tuples.
+    error_label : str or None, default=None
+        Label of the objective's axis (None: from the model, else
+        "training error").
+    end : float or None, default=None
+        Seconds to extend the last values to (e.g. the time limit; None: a
+        model's fit time, else the last point).
+    title : str or None, default=None
+        Title above the plot.
+    ax : matplotlib.axes.Axes or None, default=None
+        Draw into these axes (None: a new figure).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure drawn into.
+    """
     final = None
     if hasattr(trace, "trace_") or hasattr(trace, "summary_"):
         model = trace
@@ -479,8 +552,27 @@ def plot_trace(trace, *, error_label: str | None = None, end: float | None = Non
 
 
 def plot_model(model, X=None, *, decimals: int = 3, title: str | None = None, ax=None):
-    """Draw any fitted estimator of the library: a diagram (with the row flows
-    of ``X`` when given) or a tree, in the names it was trained with."""
+    """Draw any fitted estimator of the library, in the names it was trained with.
+
+    Parameters
+    ----------
+    model : OptimalTreeClassifier, SATTreeClassifier or DecisionDiagramClassifier
+        A fitted estimator.
+    X : array-like or None, default=None
+        For a diagram: rows whose flow through each node is written into
+        its box.
+    decimals : int, default=3
+        As in :func:`plot_tree` and :func:`plot_diagram`.
+    title : str or None, default=None
+        Title above the picture.
+    ax : matplotlib.axes.Axes or None, default=None
+        Draw into these axes (None: a new figure).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure drawn into.
+    """
     summary = getattr(model, "summary_", None)
     if summary is None:
         raise TypeError(f"cannot draw {type(model).__name__}: fit it first, or pass an optimaltrees model")
@@ -495,5 +587,16 @@ def plot_model(model, X=None, *, decimals: int = 3, title: str | None = None, ax
 
 
 def save(fig, path: str, dpi: int = 150) -> None:
-    """Write the figure; the format follows the extension (.png, .svg, .pdf)."""
+    """Write a figure to a file; the format follows the extension.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure (what the ``plot_*`` functions return).
+    path : str or Path
+        The file: ``.png``, ``.svg``, ``.pdf`` or another format matplotlib
+        writes.
+    dpi : int, default=150
+        Resolution of raster formats.
+    """
     fig.savefig(path, dpi=dpi)

@@ -31,28 +31,83 @@ class FittedTreeMixin:
         return self._tree_input(X)
 
     def predict(self, X) -> np.ndarray:
-        """Majority training class of the leaf each row falls into."""
+        """Predict the class of each row: the majority training class of its leaf.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows with the columns the model was fitted on.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            One label of ``classes_`` per row.
+        """
         X = self._validated(X)
         return self.classes_[self.tree_.predict(X)]
 
     def predict_proba(self, X) -> np.ndarray:
-        """Training class frequencies of each row's leaf, columns in ``classes_`` order."""
+        """Predict class probabilities: the training class frequencies of each row's leaf.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows with the columns the model was fitted on.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Columns in the order of ``classes_``; each row sums to 1.
+        """
         X = self._validated(X)
         return self.tree_.predict_proba(X)
 
     def predict_log_proba(self, X) -> np.ndarray:
+        """Predict the logarithm of the class probabilities.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows with the columns the model was fitted on.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            ``log(predict_proba(X))``; -inf for a class the leaf never saw.
+        """
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
     def apply(self, X) -> np.ndarray:
-        """Index in ``tree_`` of the leaf each row falls into."""
+        """Return the leaf each row falls into.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows with the columns the model was fitted on.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Index in ``tree_`` of each row's leaf.
+        """
         X = self._validated(X)
         return self.tree_.apply(X)
 
     def decision_path(self, X):
-        """Sparse (CSR) indicator matrix, shape (n_samples, n_nodes): entry
-        (i, j) is 1 when row i passes through node j of ``tree_`` (root to
-        leaf), as scikit-learn's ``decision_path``."""
+        """Return the nodes each row passes through, as scikit-learn's ``decision_path``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows with the columns the model was fitted on.
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
+            Entry (i, j) is 1 when row i passes through node j of ``tree_``
+            (root to leaf).
+        """
         X = self._validated(X)
         return self.tree_.decision_path(X)
 
@@ -62,11 +117,13 @@ class FittedTreeMixin:
 
     @property
     def feature_importances_(self) -> np.ndarray:
-        """Impurity-based importance of every input column, as scikit-learn's
-        trees: the Gini decrease of each split, weighted by the training rows
-        that reach it, summed per input column and normalised to sum to 1
-        (all 0 for a single leaf).  A Boolean test (SAT trees) counts for the
-        column it tests."""
+        """Impurity-based importance of every input column, as scikit-learn's trees.
+
+        The Gini decrease of each split, weighted by the training rows that
+        reach it, summed per input column and normalised to sum to 1 (all 0
+        for a single leaf).  A Boolean test (SAT trees) or a category test
+        counts for the column it tests.
+        """
         check_is_fitted(self, "tree_")
         return self.tree_.feature_importances(self._importance_columns(), self.n_features_in_)
 
@@ -78,23 +135,64 @@ class FittedTreeMixin:
         return self._export_labels(decimals, feature_names)
 
     def export_text(self, decimals: int = 4, feature_names=None) -> str:
-        """The fitted tree as indented text, in the training data's feature
-        names (or ``feature_names``, one per input column) and class names."""
+        """Return the fitted tree as indented text.
+
+        Parameters
+        ----------
+        decimals : int, default=4
+            Kept for compatibility with scikit-learn: thresholds always print
+            exactly, as the shortest text that routes every value as
+            ``predict`` does.
+        feature_names : list of str or None, default=None
+            One name per input column; None uses the training data's column
+            names (a DataFrame's), else ``x[0]``, ``x[1]``, ...
+
+        Returns
+        -------
+        str
+            One line per branch (``|--- size <= 2.5 or missing``) and leaf
+            (class, training rows and errors).
+        """
         labels = self._labels(decimals, feature_names)
         return export_text(self.tree_, class_names=list(self.classes_), decimals=decimals, **labels)
 
     def export_dot(self, decimals: int = 4, feature_names=None) -> str:
-        """Graphviz DOT source of the fitted tree, labelled as :meth:`export_text`."""
+        """Return Graphviz DOT source of the fitted tree, labelled as :meth:`export_text`.
+
+        Parameters
+        ----------
+        decimals : int, default=4
+            As in :meth:`export_text` (thresholds print exactly).
+        feature_names : list of str or None, default=None
+            One name per input column, as in :meth:`export_text`.
+
+        Returns
+        -------
+        str
+            A ``digraph`` for Graphviz's ``dot``.
+        """
         labels = self._labels(decimals, feature_names)
         return export_tree_dot(self.tree_, class_names=list(self.classes_), decimals=decimals, **labels)
 
     def get_depth(self) -> int:
-        """Branching nodes on the longest root-to-leaf path (0 for a single leaf)."""
+        """Return the depth of the fitted tree.
+
+        Returns
+        -------
+        int
+            Branching nodes on the longest root-to-leaf path (0 for a single leaf).
+        """
         check_is_fitted(self, "tree_")
         return self.tree_.max_depth
 
     def get_n_leaves(self) -> int:
-        """Leaves of ``tree_``."""
+        """Return the number of leaves of the fitted tree.
+
+        Returns
+        -------
+        int
+            Leaves of ``tree_``.
+        """
         check_is_fitted(self, "tree_")
         return self.tree_.n_leaves
 

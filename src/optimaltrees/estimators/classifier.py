@@ -46,8 +46,8 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         tree (every node's best Gini split, the last level exact; milliseconds),
         so a stopped fit is never worse than it: on the numeric benchmark sets
         at depth 4 this greedy start then exhaustive search ends with the best
-        or equal-best tree of every order after 60 s (``benchmarks/results/
-        anytime/numeric-d4.md``), while the anytime orders improve sooner.
+        or equal-best tree of every order after 60 s (the ``anytime``
+        benchmark), while the anytime orders improve sooner.
     max_gap : float, default=0.0
         Allowed suboptimality as a fraction of the number of training samples:
         the objective found is at most the optimum plus ``max_gap * n_samples``.
@@ -78,14 +78,6 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         wait for a core).  The result is the same
         optimum; memory grows per thread.  Used by ``search="exhaustive"``;
         the anytime strategies run on one thread.
-    cluster : dask.distributed.Client, str or None, default=None
-        Run the search on a Dask cluster: a ``Client``, a scheduler address,
-        or "local" for a two-worker ``LocalCluster`` started (and closed) by
-        the fit.  At depth >= 3 each root feature is one Dask task running
-        the compiled engine; the tasks prune against each other's best tree
-        through a Dask ``Variable``, and a task lost with its worker is run
-        again by Dask.  Same optimum and bound as one thread.  Needs
-        ``pip install 'optimaltrees[bench]'``; ``search="exhaustive"`` only.
     search : str, default="exhaustive"
         Order of the search, all over the same space and all complete (with
         enough time each proves the same optimum):
@@ -143,7 +135,69 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         says so), not over every threshold.  Also fast on features with few
         values (integer codes, binned data): depth-two subproblems are then
         solved from class histograms.  None searches every threshold.
+    cluster : dask.distributed.Client, str or None, default=None
+        Run the search on a Dask cluster: a ``Client``, a scheduler address,
+        or "local" for a two-worker ``LocalCluster`` started (and closed) by
+        the fit.  At depth >= 3 each root feature is one Dask task running
+        the compiled engine; the tasks prune against each other's best tree
+        through a Dask ``Variable``, and a task lost with its worker is run
+        again by Dask.  Same optimum and bound as one thread.  Needs
+        ``pip install 'optimaltrees[bench]'``; ``search="exhaustive"`` only.
 
+    Attributes
+    ----------
+    tree_ : Tree
+        The fitted tree.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    n_classes_ : int
+        Number of classes.
+    n_features_in_ : int
+        Number of input columns seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Column names of a DataFrame seen in ``fit`` (only then).
+    train_error_ : int or float
+        Training misclassifications of ``tree_`` (their weight, a float,
+        when fitted with ``sample_weight`` or ``class_weight``).
+    objective_ : float
+        ``train_error_`` plus the node cost of every branching node.
+    lower_bound_ : float
+        Proven lower bound on the optimal objective.
+    gap_ : float
+        Relative gap ``(objective_ - lower_bound_) / objective_`` as a
+        fraction: 0.0 when the bound meets the objective, 0.05 for 5 %.
+    is_optimal_ : bool
+        ``objective_`` is proven optimal.
+    timed_out_ : bool
+        The time limit stopped the search.
+    interrupted_ : bool
+        Ctrl-C stopped the search (the best tree so far is kept).
+    stopped_ : bool
+        The callback stopped the search.
+    memory_out_ : bool
+        The memory limit stopped the search (the best tree so far is kept).
+    fit_time_ : float
+        Seconds spent in ``fit`` (validation, encoding, search, export).
+    summary_ : FitSummary
+        The fit in the fields every estimator shares (method ``"tree"``).
+    trace_ : list of TracePoint
+        (time, error, objective, lower_bound) at every better tree or bound;
+        errors never increase and bounds never decrease along it.
+    stats_ : dict
+        Counters of the search: subproblems, d2_calls, cache_hits,
+        cache_entries, restarts, search_megabytes, ...
+    encoder_ : Binarizer or None
+        With categorical columns: the tree's columns, the numeric columns as
+        they are and one ``x == v`` test per category (``tree_`` splits
+        those); None when every column is numeric.
+
+    See Also
+    --------
+    SATTreeClassifier : The smallest tree that classifies every example correctly.
+    DecisionDiagramClassifier : Optimal decision diagrams, whose branches may merge.
+
+    Notes
+    -----
     ``fit(X, y, sample_weight=w)`` minimises the misclassified weight: the
     search's bounds and pruning are re-derived for weights, integer weights
     give exactly the optimum of the data with each row repeated that many
@@ -165,31 +219,14 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
     child that saw more training rows.  Each feature with missing values is
     searched as two columns, so it costs about twice a complete one.
 
-    Attributes
-    ----------
-    tree_ : Tree
-    classes_, n_classes_, n_features_in_, feature_names_in_
-    train_error_ : int      training misclassifications of ``tree_`` (their weight, a
-        float, when fitted with ``sample_weight`` or ``class_weight``)
-    objective_ : float      train_error_ + node cost * branching nodes
-    lower_bound_ : float    proven lower bound on the optimal objective
-    gap_ : float            relative gap (objective_ - lower_bound_) / objective_ as a
-        fraction (0.0 when the bound meets the objective; 0.05 = 5%), as on every estimator
-    is_optimal_ : bool      objective_ is proven optimal
-    timed_out_ : bool       the time limit stopped the search
-    interrupted_ : bool     Ctrl-C stopped the search (the best tree so far is kept)
-    stopped_ : bool         the callback stopped the search
-    memory_out_ : bool      the memory limit stopped the search (the best tree so far is kept)
-    fit_time_ : float       seconds spent in ``fit`` (validation, encoding, search, export)
-    summary_ : FitSummary   the fit in the fields every estimator shares (method "tree")
-    trace_ : list of TracePoint
-        (time, error, objective, lower_bound) at every better tree or bound;
-        errors never increase and bounds never decrease along it.
-    stats_ : dict           subproblems, d2_calls, cache_hits, cache_entries, restarts, ...
-    encoder_ : Binarizer or None
-        With categorical columns: the tree's columns, the numeric columns as
-        they are and one ``x == v`` test per category (``tree_`` splits
-        those); None when every column is numeric.
+    Examples
+    --------
+    >>> from optimaltrees import OptimalTreeClassifier
+    >>> from optimaltrees.data import load_bank
+    >>> X, y = load_bank()
+    >>> clf = OptimalTreeClassifier(max_depth=3).fit(X, y)
+    >>> clf.train_error_, clf.is_optimal_
+    (19, True)
     """
 
     def __init__(
@@ -257,8 +294,24 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
 
     # -- fitting ---------------------------------------------------------------
     def fit(self, X, y, sample_weight=None) -> "OptimalTreeClassifier":
-        """Search for the optimal tree on (X, y); X numeric, y any sortable labels,
-        ``sample_weight`` one weight >= 0 per row (None: 1 each)."""
+        """Search for the optimal tree on (X, y).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Numeric columns, categorical columns (see
+            ``categorical_features``) and missing values.
+        y : array-like of shape (n_samples,)
+            Class labels of any sortable type.
+        sample_weight : array-like of shape (n_samples,) or None, default=None
+            One weight >= 0 per row (None: 1 each); the objective becomes the
+            misclassified weight.
+
+        Returns
+        -------
+        OptimalTreeClassifier
+            The fitted estimator.
+        """
         start = time.perf_counter()
         validate_params(self)
         # learning and encoding a wide categorical table takes seconds: the time

@@ -53,108 +53,180 @@ def _status(proven: bool, status: str, solver_status, source: str, bound: float 
 
 
 class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
-    """A decision diagram (a tree whose branches may merge again) trained by MILP
-    on a fixed skeleton, optimal for misclassifications + ``alpha`` * used nodes.
+    """Decision diagram (a tree whose branches may merge again) trained by MILP.
+
+    On a fixed skeleton, the diagram is optimal for the training error rate
+    + ``alpha`` * used nodes, by the MILP of Florio et al. (AAAI 2023) on
+    HiGHS, started from a heuristic diagram and the exact optimal tree, and
+    bounded by exact trees and a SAT node bound.
 
     Parameters
     ----------
-    skeleton : widths of the decision layers, root first, e.g. ``(1, 2, 4, 8)``,
-        ``(1, 2, 4, 4, 4)``, ``(1, 2, 3, 3, 3, 3)``.  Each layer can hold at most
-        twice the nodes of the one above.  Any node may also send rows straight
-        to a class.
-    splits : ``"univariate"`` (one feature per node, tested exactly on the
-        original values whatever their scale: the MILP works on per-column
-        ranks) or ``"multivariate"`` (a hyperplane on the [0, 1]-scaled
-        features; a feature whose range overflows float64 is refused).
-    alpha : price of using every node but the root: the objective is the
+    skeleton : sequence of int, default=(1, 2, 4, 4)
+        Widths of the decision layers, root first, e.g. ``(1, 2, 4, 8)``,
+        ``(1, 2, 4, 4, 4)``, ``(1, 2, 3, 3, 3, 3)``.  Each layer can hold at
+        most twice the nodes of the one above.  Any node may also send rows
+        straight to a class.
+    splits : {"univariate", "multivariate"}, default="univariate"
+        ``"univariate"``: one feature per node, tested exactly on the
+        original values whatever their scale (the MILP works on per-column
+        ranks).  ``"multivariate"``: a hyperplane on the [0, 1]-scaled
+        features (a feature whose range overflows float64 is refused).
+    alpha : float, default=0.01
+        Price of using every node but the root: the objective is the
         training error rate + alpha * (used nodes - 1) / (skeleton nodes - 1).
-    tree : forbid merges (in-degree <= 1): the optimal *tree* of the skeleton.
-    max_nodes : at most this many decision nodes, root included (parsimony).
-    min_flow : every used non-root node carries at least this many training
-        rows (an int), or this share of them (a float in (0, 1)) (stability).
+    tree : bool, default=False
+        Forbid merges (in-degree <= 1): the optimal *tree* of the skeleton.
+    max_nodes : int or None, default=None
+        At most this many decision nodes, root included (parsimony).
+    min_flow : int, float or None, default=None
+        Every used non-root node carries at least this many training rows
+        (an int), or this share of them (a float in (0, 1)) (stability).
         With sample weights: this much weight, or this share of the total.
-    class_weight : "balanced", dict or None: weights of the classes, as in
-        scikit-learn (multiplying ``fit``'s ``sample_weight``).  With weights
-        the error rate is the misclassified share of the total weight, and
-        rows of weight 0 are left out.
-    fairness_ratio : demographic parity: each of the two groups given by
-        ``sensitive`` (or ``fit(..., sensitive=...)``) is predicted
-        ``positive_class`` at a rate >= this ratio times the other's (0.8 is
-        the four-fifths rule).
-    sensitive : column (index, or name for a DataFrame) of X that defines the
-        two groups; it stays a feature.
-    positive_class : the favourable label (default: the largest class label).
-    time_limit : seconds for the whole fit (validation, heuristic, building the
-        MILP, solver, checks); default 10; None = until proven (the MILP may
-        then run for hours: iris on the default skeleton is not proven in
-        minutes).  At the limit ``fit`` returns the best diagram known (the
-        heuristic's or the exact tree's when the MILP found nothing better), warns (UserWarning
-        naming the limit, the lower bound and, where one exists, a faster
-        method for the same problem) and sets ``timed_out_``; ``status_``
-        and ``summary_.status`` say whether the MILP improved on its start
-        and what it proved.  The solver runs in a child process
-        that is killed 0.25 s past the limit (HiGHS cannot be interrupted in
-        some phases), so a fit ends within about 0.5 s of it; with no time
-        left for the MILP the best start is returned.  Ctrl-C returns the
-        best diagram so far at once.
-    solver : ``"highs"`` (default, installed) or ``"gurobi"`` (needs gurobipy).
-    heuristic_time : seconds of heuristic restarts before the solver starts.
-    tree_time : seconds for the exact tree searches (``OptimalTreeClassifier``'s
-        engine) that come before the MILP; default: 30 % of ``time_limit``
-        (60 s without one); 0 turns them off.  The optimal tree of the
-        skeleton's depth at the diagram's price per node, laid on the
-        skeleton (identical subtrees of a level folded into one node, cut
-        where a level is too narrow, then merges searched), is the MILP's
-        start when it beats the heuristic's diagram.  With univariate
-        splits the fewest errors of trees of depth 1..D also bound every
-        diagram (a diagram unfolds into a tree of depth <= its layers and
-        <= its nodes): the bound is the MILP's cut, and a start that meets
-        it is proven optimal without the MILP.  ``stats_["tree_searches"]``
-        has each search, ``stats_["tree_bound"]`` the bound.  Univariate
-        splits then ask a SAT solver, node count by node count, whether a
-        diagram of that size can beat the best start (up to 90 % of the
-        time left): each "no" raises the bound, a "yes" is a better diagram
-        (``diagram_source_ = "sat"``); ``stats_["sat_questions"]``.
-    epsilon : margin that makes "<" usable in the multivariate MILP (features
+    fairness_ratio : float or None, default=None
+        Demographic parity: each of the two groups given by ``sensitive``
+        (or ``fit(..., sensitive=...)``) is predicted ``positive_class`` at
+        a rate >= this ratio times the other's (0.8 is the four-fifths rule).
+    sensitive : int, str or None, default=None
+        Column (index, or name for a DataFrame) of X that defines the two
+        groups; it stays a feature.
+    positive_class : object, default=None
+        The favourable label (None: the largest class label).
+    time_limit : float or None, default=10
+        Seconds for the whole fit (validation, heuristic, building the MILP,
+        solver, checks); None: until proven (the MILP may then run for
+        hours: iris on the default skeleton is not proven in minutes).  At
+        the limit ``fit`` returns the best diagram known (the heuristic's or
+        the exact tree's when the MILP found nothing better), warns
+        (UserWarning naming the limit, the lower bound and, where one
+        exists, a faster method for the same problem) and sets
+        ``timed_out_``; ``status_`` and ``summary_.status`` say whether the
+        MILP improved on its start and what it proved.  The solver runs in a
+        child process that is killed 0.25 s past the limit (HiGHS cannot be
+        interrupted in some phases), so a fit ends within about 0.5 s of it;
+        with no time left for the MILP the best start is returned.  Ctrl-C
+        returns the best diagram so far at once.
+    solver : {"highs", "gurobi"}, default="highs"
+        The MILP solver: HiGHS (installed) or Gurobi (needs gurobipy).
+    heuristic_time : float, default=1.0
+        Seconds of heuristic restarts before the solver starts.
+    tree_time : float or None, default=None
+        Seconds for the exact tree searches (``OptimalTreeClassifier``'s
+        engine) that come before the MILP; None: 30 % of ``time_limit`` (60 s
+        without one); 0 turns them off.  The optimal tree of the skeleton's
+        depth at the diagram's price per node, laid on the skeleton
+        (identical subtrees of a level folded into one node, cut where a
+        level is too narrow, then merges searched), is the MILP's start when
+        it beats the heuristic's diagram.  With univariate splits the fewest
+        errors of trees of depth 1..D also bound every diagram (a diagram
+        unfolds into a tree of depth <= its layers and <= its nodes): the
+        bound is the MILP's cut, and a start that meets it is proven optimal
+        without the MILP.  ``stats_["tree_searches"]`` has each search,
+        ``stats_["tree_bound"]`` the bound.  Univariate splits then ask a SAT
+        solver, node count by node count, whether a diagram of that size can
+        beat the best start (up to 90 % of the time left): each "no" raises
+        the bound, a "yes" is a better diagram (``diagram_source_ = "sat"``);
+        ``stats_["sat_questions"]``.
+    epsilon : float, default=1e-4
+        Margin that makes "<" usable in the multivariate MILP (features
         scaled to [0, 1]); univariate tests are exact and need none.
-
-    Trust: ``is_optimal_`` is True only when the returned diagram, routed
-    through its own prediction code on the training rows, scores exactly
-    what the solver claimed and meets every constraint (min_flow, max_nodes,
-    tree, fairness).  Otherwise ``status_`` says why (``"unverified: ..."``,
-    ``"...; constraint violated ..."``, ``"heuristic (time limit ...)"``).
-    The MILP's size is estimated first: beyond ~30 million nonzeros (or a
-    skeleton of more than a million arcs, e.g. a million classes) the fit
-    is refused with a ValueError before any work.
-
+    threads : int, default=1
+        Threads of the MILP solver.
+    random_state : int, numpy.random.Generator or None, default=None
+        Seed of the heuristic's restarts.
+    verbose : bool, default=False
+        Print the phases (heuristic, exact trees and their bound, MILP size,
+        solver result) and the solver's log.
     categorical_features : "from_dtype", array-like or None, default="from_dtype"
         Columns whose values are categories (as ``OptimalTreeClassifier``'s):
         each becomes one 0/1 column per value (``colour=red``) that the
         diagram splits; a value unseen in training is 0 in all of them.
         Missing values are refused (a diagram's MILP has no side for them).
+    class_weight : "balanced", dict or None, default=None
+        Weights of the classes, as in scikit-learn (multiplying ``fit``'s
+        ``sample_weight``).  With weights the error rate is the misclassified
+        share of the total weight, and rows of weight 0 are left out.
 
     Attributes
     ----------
     diagram_ : DecisionDiagram
-    classes_, n_features_in_, feature_names_in_
-    encoder_ : Binarizer or None   with categorical columns: the diagram's
-        columns (numeric columns as they are, one 0/1 column per category); else None
-    train_error_ : int        training misclassifications (their weight, a float, with sample weights)
-    objective_ : float        error rate + alpha * (used nodes - 1) / (skeleton nodes - 1)
-    lower_bound_ : float      proven lower bound on the optimal objective
-    gap_ : float              relative gap (objective_ - lower_bound_) / objective_ as a
-        fraction (0.0 when the bound meets the objective), as on every estimator
-    is_optimal_ : bool        proven optimal and verified (see Trust above)
-    status_ : str             the solver's status, or why the answer is not trusted
-    from_heuristic_ : bool    the diagram is the heuristic's (nothing better was found)
-    diagram_source_ : str     where the diagram comes from: "heuristic", "exact tree" (the
-        optimal tree laid on the skeleton), "sat" (a smaller diagram found while
-        proving the SAT node bound) or "milp"
-    timed_out_ : bool         the time limit stopped the solver (or kept it from starting)
-    interrupted_ : bool       Ctrl-C stopped the fit (the best diagram so far is kept)
-    heuristic_objective_, trace_, solve_time_, n_nodes_, stats_, fairness_rates_
-    fit_time_ : float         seconds spent in ``fit``
-    summary_ : FitSummary     the fit in the fields every estimator shares (method "diagram")
+        The fitted diagram.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    n_features_in_ : int
+        Number of input columns seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Column names of a DataFrame seen in ``fit`` (only then).
+    encoder_ : Binarizer or None
+        With categorical columns: the diagram's columns (numeric columns as
+        they are, one 0/1 column per category); else None.
+    train_error_ : int or float
+        Training misclassifications (their weight, a float, with sample
+        weights).
+    objective_ : float
+        Error rate + alpha * (used nodes - 1) / (skeleton nodes - 1).
+    lower_bound_ : float
+        Proven lower bound on the optimal objective.
+    gap_ : float
+        Relative gap ``(objective_ - lower_bound_) / objective_`` as a
+        fraction (0.0 when the bound meets the objective).
+    is_optimal_ : bool
+        Proven optimal and verified (see Notes).
+    status_ : str
+        The solver's status, or why the answer is not trusted.
+    from_heuristic_ : bool
+        The diagram is the heuristic's (nothing better was found).
+    diagram_source_ : str
+        Where the diagram comes from: ``"heuristic"``, ``"exact tree"`` (the
+        optimal tree laid on the skeleton), ``"sat"`` (a smaller diagram
+        found while proving the SAT node bound) or ``"milp"``.
+    timed_out_ : bool
+        The time limit stopped the solver (or kept it from starting).
+    interrupted_ : bool
+        Ctrl-C stopped the fit (the best diagram so far is kept).
+    heuristic_objective_ : float
+        Objective of the heuristic's diagram.
+    trace_ : list of tuple
+        (seconds, objective, lower bound) at every better diagram or bound.
+    solve_time_ : float
+        Seconds in the MILP solver.
+    n_nodes_ : int
+        Decision nodes of ``diagram_``.
+    stats_ : dict
+        Sizes and counters of the phases (MILP rows, columns and nonzeros,
+        tree searches, SAT questions, ...).
+    fairness_rates_ : tuple of float
+        With ``fairness_ratio`` only: each group's (weighted) share of rows
+        predicted ``positive_class``.
+    fit_time_ : float
+        Seconds spent in ``fit``.
+    summary_ : FitSummary
+        The fit in the fields every estimator shares (method ``"diagram"``).
+
+    See Also
+    --------
+    OptimalTreeClassifier : The tree of bounded depth with the fewest errors.
+
+    Notes
+    -----
+    Trust: ``is_optimal_`` is True only when the returned diagram, routed
+    through its own prediction code on the training rows, scores exactly
+    what the solver claimed and meets every constraint (``min_flow``,
+    ``max_nodes``, ``tree``, fairness).  Otherwise ``status_`` says why
+    (``"unverified: ..."``, ``"...; constraint violated ..."``,
+    ``"heuristic (time limit ...)"``).  The MILP's size is estimated first:
+    beyond ~30 million nonzeros (or a skeleton of more than a million arcs,
+    e.g. a million classes) the fit is refused with a ValueError before any
+    work.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from optimaltrees import DecisionDiagramClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> clf = DecisionDiagramClassifier((1, 2, 2), time_limit=10).fit(X, y)
+    >>> clf.train_error_, clf.is_optimal_
+    (2, True)
     """
 
     def __init__(self, skeleton=(1, 2, 4, 4), *, splits: str = "univariate", alpha: float = 0.01,
@@ -251,9 +323,25 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         return group.reshape(-1).astype(np.intp)
 
     def fit(self, X, y, sensitive=None, sample_weight=None) -> "DecisionDiagramClassifier":
-        """Train the diagram on (X, y); ``sensitive``: the two groups of the
-        fairness constraint (or the ``sensitive`` column); ``sample_weight``:
-        one weight >= 0 per row (None: 1 each)."""
+        """Train the diagram on (X, y).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Numeric and categorical columns; no missing values.
+        y : array-like of shape (n_samples,)
+            Class labels.
+        sensitive : array-like of shape (n_samples,) or None, default=None
+            The two groups of the fairness constraint (or give the
+            ``sensitive`` column instead).
+        sample_weight : array-like of shape (n_samples,) or None, default=None
+            One weight >= 0 per row (None: 1 each).
+
+        Returns
+        -------
+        DecisionDiagramClassifier
+            The fitted estimator.
+        """
         start = time.perf_counter()
         validate_params(self)
         encoder = categorical_encoder(X, self.categorical_features, type(self).__name__)
@@ -431,17 +519,53 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         return X
 
     def predict(self, X) -> np.ndarray:
-        """The class of the terminal each row reaches."""
+        """Predict the class of each row: the class of the terminal it reaches.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows with the columns the model was fitted on.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            One label of ``classes_`` per row.
+        """
         X = self._input(X)          # first: raises NotFittedError before any fitted attribute is read
         return self.classes_[self.diagram_.predict(X)]
 
     def predict_proba(self, X) -> np.ndarray:
-        """One-hot on the predicted class (a diagram's terminals are classes)."""
+        """Predict class probabilities: one-hot on the predicted class.
+
+        A diagram's terminals are classes (the MILP may route a flow to a
+        class that is not its majority, e.g. for fairness).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows with the columns the model was fitted on.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            1 in the predicted class's column, 0 elsewhere.
+        """
         X = self._input(X)
         return self.diagram_.predict_proba(X)
 
     def node_flows(self, X) -> np.ndarray:
-        """How many rows of X pass through each decision node."""
+        """Count the rows of X that pass through each decision node.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows with the columns the model was fitted on.
+
+        Returns
+        -------
+        ndarray of shape (n_nodes,)
+            Rows through each decision node.
+        """
         X = self._input(X)
         return self.diagram_.node_flows(X)
 
@@ -458,11 +582,39 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         return None if names is None else [str(s) for s in names]
 
     def export_text(self, decimals: int = 4, feature_names=None) -> str:
-        """Node by node: both conditions (original units) and where each leads."""
+        """Return the diagram as text, node by node.
+
+        Parameters
+        ----------
+        decimals : int, default=4
+            Significant digits of hyperplane coefficients; univariate
+            thresholds print exactly.
+        feature_names : list of str or None, default=None
+            One name per input column; None uses the training data's.
+
+        Returns
+        -------
+        str
+            Per node its layer, merges (``[2 incoming arcs]``), both
+            conditions in the original units and where each leads.
+        """
         return export_diagram_text(self.diagram_, self._names(feature_names), list(self.classes_), decimals)
 
     def export_dot(self, decimals: int = 4, feature_names=None) -> str:
-        """Graphviz DOT source of the diagram."""
+        """Return Graphviz DOT source of the diagram.
+
+        Parameters
+        ----------
+        decimals : int, default=4
+            As in :meth:`export_text`.
+        feature_names : list of str or None, default=None
+            As in :meth:`export_text`.
+
+        Returns
+        -------
+        str
+            A ``digraph`` for Graphviz's ``dot``.
+        """
         return export_diagram_dot(self.diagram_, self._names(feature_names), list(self.classes_), decimals)
 
     # -- the tree API of scikit-learn, read for a diagram ------------------------
@@ -480,42 +632,90 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         self.__dict__["n_classes_"] = value
 
     def get_depth(self) -> int:
-        """The most decisions a row can meet: decision nodes on the longest
-        root-to-class path (the number of decision layers when a path crosses
-        them all; arcs may skip layers)."""
+        """Return the most decisions a row can meet.
+
+        Returns
+        -------
+        int
+            Decision nodes on the longest root-to-class path (the number of
+            decision layers when a path crosses them all; arcs may skip
+            layers).
+        """
         check_is_fitted(self, "diagram_")
         return self.diagram_.longest_path()
 
     def get_n_leaves(self) -> int:
-        """The diagram's leaves: class terminals that some arc reaches (at most
-        ``n_classes_``; a diagram has one terminal per class, shared by all
-        the arcs that predict it)."""
+        """Return the number of the diagram's leaves.
+
+        Returns
+        -------
+        int
+            Class terminals that some arc reaches (at most ``n_classes_``; a
+            diagram has one terminal per class, shared by all the arcs that
+            predict it).
+        """
         check_is_fitted(self, "diagram_")
         d = self.diagram_
         return int(d.reachable()[d.n_nodes:].sum())
 
     def apply(self, X) -> np.ndarray:
-        """Index of the terminal each row reaches, numbered as the columns of
-        :meth:`decision_path` (``n_nodes_ + class index``)."""
+        """Return the terminal each row reaches.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows with the columns the model was fitted on.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Index of each row's terminal, numbered as the columns of
+            :meth:`decision_path` (``n_nodes_`` + class index).
+        """
         X = self._input(X)
         return self.diagram_.predict(X) + self.diagram_.n_nodes
 
     def decision_path(self, X):
-        """Sparse (CSR) indicator matrix, shape (n_samples, n_nodes_ + n_classes_):
-        entry (i, j) is 1 when row i passes through decision node j, or, for
-        j >= n_nodes_, ends at the terminal of class j - n_nodes_.  Rows reach
-        their terminal by paths of different lengths (arcs may skip layers)."""
+        """Return the nodes each row passes through.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows with the columns the model was fitted on.
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of shape (n_samples, n_nodes + n_classes)
+            Entry (i, j) is 1 when row i passes through decision node j, or,
+            for j >= ``n_nodes_``, ends at the terminal of class
+            j - ``n_nodes_``.  Rows reach their terminal by paths of
+            different lengths (arcs may skip layers).
+        """
         X = self._input(X)
         return self.diagram_.decision_path(X)
 
     def feature_importances(self, X, y) -> np.ndarray:
-        """Flow-weighted Gini decrease per input column on the rows (X, y),
-        normalised to sum to 1 (pass the training data for scikit-learn's
-        meaning): every decision node scores the impurity its split removes
-        from the rows that reach it, whichever parent sent them; a hyperplane
-        shares its score between its features in proportion to ``|coef|`` on
-        the [0, 1]-scaled features (see
-        :meth:`~optimaltrees.model.diagram.DecisionDiagram.feature_importances`)."""
+        """Compute the flow-weighted Gini decrease of each input column on (X, y).
+
+        Every decision node scores the impurity its split removes from the
+        rows that reach it, whichever parent sent them; a hyperplane shares
+        its score between its features in proportion to ``|coef|`` on the
+        [0, 1]-scaled features (see
+        :meth:`optimaltrees.DecisionDiagram.feature_importances`).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows with the columns the model was fitted on (the training rows
+            give scikit-learn's meaning).
+        y : array-like of shape (n_samples,)
+            Their labels, among ``classes_``.
+
+        Returns
+        -------
+        ndarray of shape (n_features,)
+            Importances per input column, normalised to sum to 1.
+        """
         X = self._input(X)
         y = np.asarray(y).reshape(-1)
         if len(y) != len(X):
@@ -535,10 +735,13 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
 
     @property
     def feature_importances_(self):
-        """Not stored: a diagram keeps no per-node training counts (its arcs
-        merge flows from several parents).  Raises AttributeError pointing to
-        :meth:`feature_importances` (``model.feature_importances(X, y)``
-        with the training rows gives scikit-learn's measure)."""
+        """Not stored: use :meth:`feature_importances` with the training rows.
+
+        A diagram keeps no per-node training counts (its arcs merge flows
+        from several parents), so reading this raises AttributeError;
+        ``model.feature_importances(X, y)`` with the training rows gives
+        scikit-learn's measure.
+        """
         check_is_fitted(self, "diagram_")
         raise AttributeError("DecisionDiagramClassifier keeps no per-node training counts, so it has no "
                              "feature_importances_; call feature_importances(X_train, y_train) for the "

@@ -89,8 +89,10 @@ def _greedy_key(tree: GreedyTree, errors_mode: bool) -> tuple:
 
 
 class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
-    """Decision tree that classifies every training example correctly, as small
-    as possible, found by incremental SAT (Avellaneda, AAAI 2020).
+    """Smallest decision tree that classifies every training example correctly.
+
+    Found by incremental SAT (Avellaneda, AAAI 2020) or by the library's
+    exact DP engine: the minimum depth, then the fewest nodes at that depth.
 
     Columns become yes/no tests automatically (see
     :class:`optimaltrees.data.binarize.Binarizer`): two-valued columns one
@@ -173,7 +175,7 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         fewest-errors tree has no error, then at that depth a cost of 2^-k
         per node (below one error) for the fewest nodes; numeric columns go
         to the engine as ranks.  The fastest route measured on the paper's
-        sets (``benchmarks/results/sat-table3/half-splits.md``).  ``"sat"``: the paper's
+        sets (the ``sat-table3`` benchmark).  ``"sat"``: the paper's
         incremental SAT loop throughout (Avellaneda's DT-depth / DT-size).
         ``"dp"``: the DP engine's depth, then SAT's DT-size at it.
         ``stats_["search"]`` says which answered ("dp", "sat", "dp+sat").
@@ -206,44 +208,84 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         best tree known (upper bound), the proven lower bound and the
         elapsed time against the limit.
 
+    class_weight : "balanced", dict or None, default=None
+        Weights of the classes, as in scikit-learn (multiplying ``fit``'s
+        ``sample_weight``).  ``"errors"`` then minimises the misclassified
+        weight; a perfect tree leaves out the rows of weight 0.
+
     Attributes
     ----------
-    tree_ : Tree               over the Boolean tests of ``binarizer_``
-    binarizer_ : Binarizer     the tests, applied again at predict time
-    classes_, n_classes_, n_features_in_, feature_names_in_
-    depth_ : int               depth of ``tree_``
-    n_nodes_ : int             nodes of ``tree_`` (2 * leaves - 1)
-    min_depth_ : int or None   the proven minimum depth ("depth"/"size"), else None
-    depth_lower_bound_ : int or None   every shallower tree misclassifies some
-        training example (proven; None for "errors"); equals ``depth_`` when
-        the depth is proven minimal
-    size_lower_bound_ : int or None    ("size" only) every tree of the minimum
-        depth that fits the data has at least this many nodes (one leaf per
-        class and ``depth_lower_bound_ + 1`` leaves at least, more once
-        DT-size refuted smaller leaf counts); ``n_nodes_`` when proven
-    train_error_ : int         training misclassifications (their weight, a float, for
-        "errors" with sample weights; 0 unless "errors", or a
-        time-limited fit that returned an imperfect greedy tree or a leaf)
-    is_optimal_ : bool         the objective is proven optimal: the minimum depth
-        ("depth"), the fewest nodes at it ("size"), the fewest errors ("errors")
-    gap_ : float               relative gap of the objective (depth, nodes or errors) to its
-        proven lower bound, as a fraction (0.0 when proven), as on every estimator;
-        nan for "depth" and "size" when the tree is not perfect (a greedy tree or
-        the leaf at a stop): its depth or size is not an answer to bound
-    tree_source_ : str         "search" (the SAT/MaxSAT/DP search), "greedy" (the
-        time-limit fallback) or "leaf" (nothing found in time)
-    timed_out_ : bool          the time limit stopped the search
-    interrupted_ : bool        Ctrl-C stopped the fit: the best tree known is
-        kept (the search's, else the greedy tree, else the majority leaf), with a
-        RuntimeWarning
-    fit_time_ : float          seconds in ``fit``
-    summary_ : FitSummary      the fit in the fields every estimator shares (method "sat")
-    stats_ : dict              depth, nodes, perfect_nodes, examples_encoded,
-        distinct_examples, boolean_features, sat_calls, rounds (trees checked),
-        repaired (rounds answered by a repair), variables, clauses,
-        solve_seconds, depths_tried, greedy_depth, greedy_nodes, greedy_errors
-        (the greedy tree's, None without one), search ("sat", "dp" or
-        "maxsat": what found the depth or the fewest errors), seconds
+    tree_ : Tree
+        The fitted tree, over the Boolean tests of ``binarizer_``.
+    binarizer_ : Binarizer
+        The tests, applied again at predict time.
+    classes_ : ndarray of shape (n_classes,)
+        The class labels, sorted.
+    n_classes_ : int
+        Number of classes.
+    n_features_in_ : int
+        Number of input columns seen in ``fit``.
+    feature_names_in_ : ndarray of shape (n_features,)
+        Column names of a DataFrame seen in ``fit`` (only then).
+    depth_ : int
+        Depth of ``tree_``.
+    n_nodes_ : int
+        Nodes of ``tree_`` (2 * leaves - 1).
+    min_depth_ : int or None
+        The proven minimum depth (``"depth"`` and ``"size"``), else None.
+    depth_lower_bound_ : int or None
+        Every shallower tree misclassifies some training example (proven;
+        None for ``"errors"``); equals ``depth_`` when the depth is proven
+        minimal.
+    size_lower_bound_ : int or None
+        ``"size"`` only: every tree of the minimum depth that fits the data
+        has at least this many nodes (one leaf per class and
+        ``depth_lower_bound_ + 1`` leaves at least, more once DT-size
+        refuted smaller leaf counts); ``n_nodes_`` when proven.
+    train_error_ : int or float
+        Training misclassifications (their weight, a float, for
+        ``"errors"`` with sample weights): 0 unless ``"errors"``, or a
+        time-limited fit that returned an imperfect greedy tree or a leaf.
+    is_optimal_ : bool
+        The objective is proven optimal: the minimum depth (``"depth"``),
+        the fewest nodes at it (``"size"``), the fewest errors (``"errors"``).
+    gap_ : float
+        Relative gap of the objective (depth, nodes or errors) to its proven
+        lower bound, as a fraction (0.0 when proven); nan for ``"depth"``
+        and ``"size"`` when the tree is not perfect (a greedy tree or the
+        leaf at a stop).
+    tree_source_ : str
+        ``"search"`` (the SAT, MaxSAT or DP search), ``"greedy"`` (the
+        time-limit fallback) or ``"leaf"`` (nothing found in time).
+    timed_out_ : bool
+        The time limit stopped the search.
+    interrupted_ : bool
+        Ctrl-C stopped the fit: the best tree known is kept (the search's,
+        else the greedy tree, else the majority leaf), with a RuntimeWarning.
+    fit_time_ : float
+        Seconds in ``fit``.
+    summary_ : FitSummary
+        The fit in the fields every estimator shares (method ``"sat"``).
+    stats_ : dict
+        depth, nodes, perfect_nodes, examples_encoded, distinct_examples,
+        boolean_features, sat_calls, rounds (trees checked), repaired (rounds
+        answered by a repair), variables, clauses, solve_seconds,
+        depths_tried, greedy_depth, greedy_nodes, greedy_errors (the greedy
+        tree's, None without one), search (``"sat"``, ``"dp"``, ``"dp+sat"``
+        or ``"maxsat"``: what found the answer), seconds.
+
+    See Also
+    --------
+    OptimalTreeClassifier : The tree of bounded depth with the fewest errors.
+
+    Examples
+    --------
+    >>> from optimaltrees import SATTreeClassifier
+    >>> from optimaltrees.data import load_mouse
+    >>> X, y, names = load_mouse()
+    >>> clf = SATTreeClassifier("size", categorical="all").fit(X, y)
+    >>> clf.depth_, clf.n_nodes_, clf.is_optimal_
+    (4, 15, True)
     """
 
     def __init__(self, objective: str = "depth", *, max_depth: int | None = None,
@@ -314,13 +356,35 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
 
     # -- fitting -----------------------------------------------------------------
     def fit(self, X, y, sample_weight=None) -> "SATTreeClassifier":
-        """Binarize X, then search; raises on conflicting rows (unless "errors").
-        ``sample_weight``: one weight >= 0 per row; "errors" minimises the
-        misclassified weight, and a perfect tree ("depth", "size") fits the
-        rows of positive weight (a row of weight 0 is left out; a greedy
-        fallback at the time limit weighs the rows).  A time limit that
-        passes while the rows are still being encoded returns the majority
-        leaf before conflicting rows could be seen."""
+        """Make the yes/no tests of X, then search for the smallest tree.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Numeric and categorical columns; no missing values.
+        y : array-like of shape (n_samples,)
+            Class labels.
+        sample_weight : array-like of shape (n_samples,) or None, default=None
+            One weight >= 0 per row.  ``"errors"`` minimises the
+            misclassified weight; a perfect tree (``"depth"``, ``"size"``)
+            fits the rows of positive weight (a row of weight 0 is left out;
+            a greedy fallback at the time limit weighs the rows).
+
+        Returns
+        -------
+        SATTreeClassifier
+            The fitted estimator.
+
+        Raises
+        ------
+        ConflictingExamplesError
+            Identical rows with different labels (unless ``"errors"``): no
+            perfect tree exists.  A time limit that passes while the rows
+            are still being encoded returns the majority leaf instead,
+            before conflicting rows could be seen.
+        ValueError
+            No tree of depth <= ``max_depth`` fits the data.
+        """
         start = time.perf_counter()
         validate_params(self)
         y = _check_y(y)

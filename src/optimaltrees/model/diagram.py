@@ -50,6 +50,48 @@ def scale_features(X: np.ndarray, offset: np.ndarray, scale: np.ndarray) -> np.n
 
 @dataclass(frozen=True)
 class DecisionDiagram:
+    """A fitted decision diagram as flat arrays.
+
+    Decision nodes are ``0 .. n_nodes - 1`` (0 is the root, ordered by
+    layer).  Each node sends a row along its positive arc when
+    ``coef[u] @ ((x - offset) * scale) >= threshold[u]``, else along its
+    negative arc; an arc's head ``t`` is decision node ``t`` when
+    ``t < n_nodes`` and the terminal of class ``t - n_nodes`` otherwise.
+    :class:`~optimaltrees.DecisionDiagramClassifier` holds one in
+    ``diagram_``.
+
+    Parameters
+    ----------
+    coef : ndarray of shape (n_nodes, n_features)
+        Each node's hyperplane on the scaled features (one nonzero
+        coefficient for a univariate node).
+    threshold : ndarray of shape (n_nodes,)
+        Each node's right-hand side.
+    negative, positive : ndarray of shape (n_nodes,)
+        Head of each node's negative and positive arc.
+    layer : ndarray of shape (n_nodes,)
+        Decision layer of each node.
+    n_classes : int
+        Number of classes (terminals).
+    offset : ndarray of shape (n_features,)
+        Training minimum of each feature (0 for univariate diagrams).
+    scale : ndarray of shape (n_features,)
+        1 / training range of each feature, 0 for a constant one (1 for
+        univariate diagrams).
+    epsilon : float
+        0: the exact rule (every fitted model); > 0: the MILP's own rule on
+        features clipped to [0, 1], with a band of this width.
+
+    Attributes
+    ----------
+    n_nodes : int
+        Number of decision nodes.
+    n_features : int
+        Number of columns the diagram reads.
+    depth : int
+        Number of decision layers.
+    """
+
     coef: np.ndarray         # (n_nodes, n_features) on scaled features
     threshold: np.ndarray    # (n_nodes,)
     negative: np.ndarray     # (n_nodes,) target of the negative arc
@@ -76,7 +118,14 @@ class DecisionDiagram:
         return np.asarray(target) >= self.n_nodes
 
     def arcs(self) -> list[tuple[int, str, int]]:
-        """(tail, "-" or "+", head) for every arc; heads >= n_nodes are terminals."""
+        """List every arc.
+
+        Returns
+        -------
+        list of tuple
+            (tail, "-" or "+", head) for every arc; heads >= ``n_nodes`` are
+            terminals.
+        """
         out = []
         for u in range(self.n_nodes):
             out.append((u, "-", int(self.negative[u])))
@@ -84,12 +133,25 @@ class DecisionDiagram:
         return out
 
     def in_degree(self) -> np.ndarray:
-        """Incoming arcs of every internal node (merges show as > 1)."""
+        """Count the incoming arcs of every decision node.
+
+        Returns
+        -------
+        ndarray of shape (n_nodes,)
+            Arcs into each node; a merge shows as more than 1.
+        """
         heads = np.concatenate([self.negative, self.positive])
         heads = heads[heads < self.n_nodes]
         return np.bincount(heads, minlength=self.n_nodes)
 
     def is_tree(self) -> bool:
+        """Tell whether no two arcs lead to the same decision node.
+
+        Returns
+        -------
+        bool
+            True when the diagram is a tree.
+        """
         return bool(np.all(self.in_degree()[1:] <= 1))
 
     def scale_input(self, X: np.ndarray) -> np.ndarray:
@@ -123,15 +185,39 @@ class DecisionDiagram:
         return node - self.n_nodes, last, side
 
     def predict(self, X: np.ndarray) -> np.ndarray:
-        """Class index of the terminal each row reaches."""
+        """Return the class of the terminal each row reaches.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Numeric rows in the diagram's own columns.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Class index of each row's terminal.
+        """
         return self.route_scaled(self.scale_input(X))[0]
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
-        """One-hot on the terminal's class: a diagram's terminals *are* classes
-        (the MILP may route a flow to a non-majority class, e.g. for fairness).
-        Dense, rows x classes; a size beyond
+        """Return one-hot rows on the terminal's class.
+
+        A diagram's terminals *are* classes (the MILP may route a flow to a
+        class that is not its majority, e.g. for fairness).  Dense, rows x
+        classes: a size beyond
         :data:`~optimaltrees.model.checks.MAX_PROBABILITY_BYTES` is refused
-        with a ValueError."""
+        with a ValueError.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Numeric rows in the diagram's own columns.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            1 in the column of each row's terminal.
+        """
         predicted = self.predict(X)
         out = dense_probabilities(len(predicted), self.n_classes)
         out.fill(0.0)
@@ -139,7 +225,20 @@ class DecisionDiagram:
         return out
 
     def node_flows(self, X: np.ndarray, sample_weight: np.ndarray | None = None) -> np.ndarray:
-        """Rows that pass through every internal node (their weight, with ``sample_weight``)."""
+        """Count the rows that pass through every decision node.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Numeric rows in the diagram's own columns.
+        sample_weight : array-like of shape (n_samples,) or None, default=None
+            Weights to sum instead of counting rows.
+
+        Returns
+        -------
+        ndarray of shape (n_nodes,)
+            Rows (or their weight) through each node.
+        """
         Xs = self.scale_input(X)
         flows = np.zeros(self.n_nodes, dtype=np.int64 if sample_weight is None else np.float64)
         node = np.zeros(len(Xs), dtype=np.intp)
@@ -153,10 +252,19 @@ class DecisionDiagram:
         return flows
 
     def decision_path(self, X: np.ndarray):
-        """Sparse (CSR) indicator, shape (n_samples, n_nodes + n_classes), of
-        the nodes each row visits: decision nodes 0 .. n_nodes - 1, then
-        column ``n_nodes + c`` for the terminal of class c (a diagram's
-        leaves), as scikit-learn's ``decision_path`` with leaves included."""
+        """Return the nodes each row visits, as scikit-learn's ``decision_path``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Numeric rows in the diagram's own columns.
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of shape (n_samples, n_nodes + n_classes)
+            Decision nodes 0 .. n_nodes - 1, then column ``n_nodes + c`` for
+            the terminal of class c (a diagram's leaves).
+        """
         from scipy.sparse import csr_matrix
 
         Xs = self.scale_input(X)
@@ -190,9 +298,15 @@ class DecisionDiagram:
         return seen
 
     def longest_path(self) -> int:
-        """The most decisions a row can meet: decision nodes on the longest
-        path from the root to a class terminal (the number of decision
-        layers when some path crosses every layer)."""
+        """Return the most decisions a row can meet.
+
+        Returns
+        -------
+        int
+            Decision nodes on the longest path from the root to a class
+            terminal (the number of decision layers when some path crosses
+            every layer).
+        """
         if not self.n_nodes:
             return 0
         reach = np.zeros(self.n_nodes, dtype=np.int64)    # decisions up to and including u
@@ -221,14 +335,28 @@ class DecisionDiagram:
         return out
 
     def feature_importances(self, X: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """Flow-weighted Gini decrease per feature, normalised to sum to 1 (all
-        0 when no node separates any classes): every node u scores
-        N_u G(u) - N_neg G(neg) - N_pos G(pos) on the rows of (X, y) that reach
-        it (the flow it receives, from every parent, and how it splits that
-        flow), with N rows and G the Gini impurity.  A univariate node credits
-        its feature; a hyperplane shares its score between its features in
-        proportion to ``|coef|`` (coefficients act on [0, 1]-scaled features,
-        so they are comparable).  ``y`` holds class indices."""
+        """Compute the flow-weighted Gini decrease of each feature on (X, y).
+
+        Every node u scores N_u G(u) - N_neg G(neg) - N_pos G(pos) on the
+        rows that reach it (the flow it receives, from every parent, and how
+        it splits that flow), with N rows and G the Gini impurity.  A
+        univariate node credits its feature; a hyperplane shares its score
+        between its features in proportion to ``|coef|`` (coefficients act
+        on [0, 1]-scaled features, so they are comparable).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Numeric rows in the diagram's own columns.
+        y : array-like of shape (n_samples,)
+            Class indices.
+
+        Returns
+        -------
+        ndarray of shape (n_features,)
+            Importances normalised to sum to 1 (all 0 when no node separates
+            any classes).
+        """
         counts = self.split_counts(X, y).astype(np.float64)
 
         def weighted(c):          # N * Gini of count vectors along the last axis
@@ -290,16 +418,29 @@ class DecisionDiagram:
 
     def split_text(self, u: int, feature_names: Sequence[str] | None = None,
                    decimals: int = 4) -> tuple[str, str]:
-        """(negative, positive) conditions of node u in the original feature units.
+        """Return node u's two conditions in the original feature units.
 
         A one-feature test prints the exact float where the node's own rule
-        flips (:func:`~optimaltrees.model.export.format_threshold`), so
-        ``x >= 107.5`` in the text sends every value where :meth:`predict`
-        does; ``decimals`` does not round it.  A hyperplane (several
-        features) prints its coefficients and right-hand side to
-        ``decimals`` significant digits: an approximation of the rule (its
-        arithmetic on scaled features cannot be written exactly in the
-        original units)."""
+        flips, so ``x >= 107.5`` in the text sends every value where
+        :meth:`predict` does.  A hyperplane (several features) prints its
+        coefficients and right-hand side to ``decimals`` significant digits:
+        an approximation of the rule (its arithmetic on scaled features
+        cannot be written exactly in the original units).
+
+        Parameters
+        ----------
+        u : int
+            The decision node.
+        feature_names : sequence of str or None, default=None
+            One name per column (None: ``x[0]``, ``x[1]``, ...).
+        decimals : int, default=4
+            Significant digits of a hyperplane's numbers.
+
+        Returns
+        -------
+        tuple of str
+            The (negative, positive) conditions.
+        """
         name = (lambda j: str(feature_names[j])) if feature_names is not None else (lambda j: f"x[{j}]")
         # coef . ((x - offset) * scale) >= b  <=>  sum_j (coef_j scale_j) x_j >= b + sum_j coef_j scale_j offset_j
         raw = self.coef[u] * self.scale

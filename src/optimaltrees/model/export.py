@@ -25,17 +25,32 @@ def export_text(
     decimals: int = 4,
     split_labels: Sequence[tuple[str, str]] | None = None,
 ) -> str:
-    """Indented if/else rendering of a tree, one line per node edge.
+    """Render a tree as indented if/else text, one line per branch and leaf.
 
-    Names default to ``x[i]`` and to class indices; pass the estimator's
-    ``feature_names_in_`` and ``classes_`` to see the user's own.
-    ``split_labels[f]`` = (left text, right text) replaces "name <= t" and
-    "name > t" for feature f (e.g. "color != red" / "color == red" for a
-    Boolean test).  Thresholds print exactly (:func:`format_threshold`):
-    a fitted tree stores each as the shortest decimal strictly between its
-    two neighbouring training values, so they print short (``44.65``), and
-    ``decimals`` never rounds one (a rounded threshold would route some
-    value differently from the model).
+    Estimators have their own ``export_text`` method, which passes their
+    column and class names; this function works on a bare :class:`Tree`.
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree.
+    feature_names : sequence of str or None, default=None
+        One name per column (None: ``x[0]``, ``x[1]``, ...).
+    class_names : sequence or None, default=None
+        One name per class (None: the class indices).
+    decimals : int, default=4
+        Never rounds a threshold (a rounded one would route some value
+        differently from the model): thresholds print exactly, and a fitted
+        tree stores each as the shortest decimal strictly between its two
+        neighbouring training values, so they print short (``44.65``).
+    split_labels : sequence of (str, str) or None, default=None
+        Per column, the (left, right) texts that replace "name <= t" and
+        "name > t", e.g. ("color != red", "color == red") for a 0/1 test.
+
+    Returns
+    -------
+    str
+        The text, ending with a newline.
     """
     if split_labels is not None and len(split_labels) != tree.n_features:
         raise ValueError(
@@ -82,8 +97,26 @@ def _diagram_names(diagram, feature_names, class_names):
 
 def export_diagram_text(diagram, feature_names: Sequence[str] | None = None,
                         class_names: Sequence[object] | None = None, decimals: int = 4) -> str:
-    """One line per node, layer by layer: its two conditions and where each leads.
-    Nodes reached by several arcs (merges) say so."""
+    """Render a diagram as text, one node after the other, layer by layer.
+
+    Parameters
+    ----------
+    diagram : DecisionDiagram
+        The diagram.
+    feature_names : sequence of str or None, default=None
+        One name per column (None: ``x[0]``, ``x[1]``, ...).
+    class_names : sequence or None, default=None
+        One name per class (None: the class indices).
+    decimals : int, default=4
+        Significant digits of hyperplane coefficients (univariate thresholds
+        print exactly).
+
+    Returns
+    -------
+    str
+        Per node its layer, merges (``[2 incoming arcs]``), both conditions
+        and where each leads.
+    """
     names, cname = _diagram_names(diagram, feature_names, class_names)
     indeg = diagram.in_degree()
 
@@ -108,8 +141,27 @@ def dot_escape(text: str) -> str:
 
 def export_diagram_dot(diagram, feature_names: Sequence[str] | None = None,
                        class_names: Sequence[object] | None = None, decimals: int = 4) -> str:
-    """Graphviz DOT source: boxes for decisions (negative arc dashed), ellipses
-    for the class terminals, layers ranked top to bottom."""
+    """Render a diagram as Graphviz DOT source.
+
+    Boxes for decisions (the negative arc dashed), ellipses for the class
+    terminals, layers ranked top to bottom.
+
+    Parameters
+    ----------
+    diagram : DecisionDiagram
+        The diagram.
+    feature_names : sequence of str or None, default=None
+        One name per column (None: ``x[0]``, ``x[1]``, ...).
+    class_names : sequence or None, default=None
+        One name per class (None: the class indices).
+    decimals : int, default=4
+        Significant digits of hyperplane coefficients.
+
+    Returns
+    -------
+    str
+        A ``digraph`` for Graphviz's ``dot``.
+    """
     names, cname = _diagram_names(diagram, feature_names, class_names)
     esc = dot_escape
     out = ["digraph DecisionDiagram {", '  node [fontname="Helvetica"];', '  edge [fontname="Helvetica"];']

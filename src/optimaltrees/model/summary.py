@@ -44,7 +44,50 @@ def relative_gap(objective: float, lower_bound: float) -> float:
 
 @dataclass(frozen=True)
 class FitSummary:
-    """One fit of any optimaltrees estimator (its ``summary_`` attribute)."""
+    """One fit of any optimaltrees estimator (its ``summary_`` attribute).
+
+    The same fields on every estimator, so that code reading a fit (the
+    command line, the pictures, model files, the benchmarks) needs no
+    estimator's own attributes.
+
+    Parameters
+    ----------
+    method : {"tree", "diagram", "sat"}
+        Which estimator: ``OptimalTreeClassifier``,
+        ``DecisionDiagramClassifier`` or ``SATTreeClassifier``.
+    objective_name : str
+        What ``objective`` counts, e.g. "training errors + node cost",
+        "depth", "nodes".
+    objective : float
+        The objective of the returned model, in the estimator's own units
+        (errors, error rate + node cost, depth, nodes).
+    lower_bound : float
+        Proven lower bound on the optimal objective (equal to ``objective``
+        when proven).
+    gap : float
+        Relative gap (objective - lower_bound) / abs(objective) as a
+        fraction: 0.0 when the bound is met, 0.05 for 5 %.
+    proven : bool
+        The returned model is proven optimal for its objective.
+    timed_out : bool
+        The time limit stopped the search before a proof.
+    interrupted : bool
+        Ctrl-C stopped the search (the best model so far was kept).
+    memory_out : bool
+        The memory limit stopped the search (the best model so far was kept).
+    stopped : bool
+        The user's callback stopped the search.
+    fit_seconds : float
+        Seconds spent in ``fit``.
+    status : str
+        One short line for people: "proven optimal", "time limit reached",
+        the diagram's trust status, ...
+
+    Attributes
+    ----------
+    stopped_early : bool
+        Something other than a finished search ended the fit.
+    """
 
     #: which estimator: "tree" (OptimalTreeClassifier), "diagram" (DecisionDiagramClassifier), "sat" (SATTreeClassifier)
     method: str
@@ -81,7 +124,13 @@ class FitSummary:
         return self.timed_out or self.interrupted or self.memory_out or self.stopped
 
     def describe(self) -> str:
-        """The summary as one line: objective, bound, gap, proof and why it stopped."""
+        """Return the summary as one line.
+
+        Returns
+        -------
+        str
+            Objective, bound, gap, proof and why the fit stopped.
+        """
         return (f"objective {self.objective:.6g} ({self.objective_name}); lower bound {self.lower_bound:.6g}; "
                 f"gap {'n/a' if math.isnan(self.gap) else f'{self.gap:.2%}'}; {self.status}")
 

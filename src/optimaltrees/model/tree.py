@@ -28,6 +28,52 @@ FORMAT_VERSION = 2      # 2: missing_left and missing_in_training
 
 @dataclass(eq=False)
 class Tree:
+    """A fitted binary decision tree as flat arrays, in scikit-learn's layout.
+
+    Node 0 is the root.  A row at split node ``i`` goes to
+    ``children_left[i]`` when ``x[feature[i]] <= threshold[i]``, else to
+    ``children_right[i]``; a missing value (NaN) goes left where
+    ``missing_left[i]``.  Estimators hold one in ``tree_``, over their own
+    columns (for category and SAT tests: the encoder's 0/1 columns).
+
+    Parameters
+    ----------
+    feature : array-like of int, shape (node_count,)
+        The column each node splits on; -1 for a leaf.
+    threshold : array-like of float, shape (node_count,)
+        Each split's threshold (ignored for leaves).
+    children_left, children_right : array-like of int, shape (node_count,)
+        Each split's children; -1 for a leaf.
+    value : array-like of float, shape (node_count, n_classes)
+        Training class counts reaching each node (class weights when
+        ``weighted``); a leaf predicts the first class with the largest.
+    n_features : int
+        Number of columns the tree reads.
+    missing_left : array-like of bool, shape (node_count,), optional
+        Where each split sends a missing value; None: the child that saw
+        more training rows (scikit-learn's rule).
+    missing_in_training : bool, default=False
+        The search chose ``missing_left`` (the training data had NaN).
+    weighted : bool, default=False
+        ``value`` holds class weights (a fit with sample weights).
+
+    Attributes
+    ----------
+    node_count : int
+        Number of nodes.
+    n_leaves : int
+        Number of leaves.
+    n_branch_nodes : int
+        Number of split nodes.
+    n_classes : int
+        Number of classes.
+    max_depth : int
+        Split nodes on the longest root-to-leaf path.
+    n_node_samples : ndarray of shape (node_count,)
+        Training rows reaching each node (their weight, rounded down, when
+        ``weighted``).
+    """
+
     feature: np.ndarray
     threshold: np.ndarray
     children_left: np.ndarray
@@ -96,7 +142,18 @@ class Tree:
 
     # -- prediction ------------------------------------------------------------
     def apply(self, X: np.ndarray) -> np.ndarray:
-        """Index of the leaf each row of X ends in."""
+        """Return the leaf each row of X ends in.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Numeric rows in the tree's own columns (NaN for a missing value).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Index of each row's leaf.
+        """
         X = np.asarray(X, dtype=np.float64)
         if X.ndim != 2 or X.shape[1] != self.n_features:
             raise ValueError(
@@ -117,10 +174,19 @@ class Tree:
         return np.where(left, self.children_left[nodes], self.children_right[nodes])
 
     def decision_path(self, X: np.ndarray):
-        """Sparse (CSR) indicator of the nodes each row of X visits, shape
-        (n_samples, node_count): row i has a 1 in column j when sample i
-        passes through node j, root and leaf included (scikit-learn's
-        ``decision_path``)."""
+        """Return the nodes each row of X visits, as scikit-learn's ``decision_path``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Numeric rows in the tree's own columns (NaN for a missing value).
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of shape (n_samples, node_count)
+            Row i has a 1 in column j when sample i passes through node j,
+            root and leaf included.
+        """
         from scipy.sparse import csr_matrix
 
         X = np.asarray(X, dtype=np.float64)
@@ -169,19 +235,35 @@ class Tree:
         return out / total if total > 0 else out
 
     def node_proba(self) -> np.ndarray:
-        """Per node, the class frequencies of its training samples (uniform
-        for a node no sample reached); shape (node_count, n_classes)."""
+        """Return, per node, the class frequencies of its training samples.
+
+        Uniform for a node no sample reached.
+
+        Returns
+        -------
+        ndarray of shape (node_count, n_classes)
+        """
         v = self.value
         totals = v.sum(axis=1, keepdims=True)
         with np.errstate(invalid="ignore", divide="ignore"):
             return np.where(totals > 0, v / np.where(totals > 0, totals, 1.0), 1.0 / self.n_classes)
 
     def predict_proba(self, X: np.ndarray) -> np.ndarray:
-        """Class frequencies of the training samples in each row's leaf.
+        """Return the class frequencies of the training samples in each row's leaf.
 
-        The result is dense, rows x classes doubles; a size beyond what
-        :func:`~optimaltrees.model.checks.dense_probabilities` allows is
-        refused with a ValueError (predict in batches, or use :meth:`predict`).
+        The result is dense, rows x classes doubles: a size beyond
+        :data:`~optimaltrees.model.checks.MAX_PROBABILITY_BYTES` is refused
+        with a ValueError (predict in batches, or use :meth:`predict`).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Numeric rows in the tree's own columns (NaN for a missing value).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Each row sums to 1.
         """
         leaves = self.apply(X)
         out = dense_probabilities(len(leaves), self.n_classes)
@@ -189,13 +271,31 @@ class Tree:
         return out
 
     def node_class(self) -> np.ndarray:
-        """Per node, the index of the class it predicts: the first with the
-        largest count."""
+        """Return, per node, the index of the class it predicts.
+
+        The first class with the largest count.
+
+        Returns
+        -------
+        ndarray of shape (node_count,)
+        """
         return np.argmax(self.value, axis=1)
 
     def predict(self, X: np.ndarray) -> np.ndarray:
-        """Index (into the class list) of each row's predicted class, read
-        from its leaf's class (never a rows x classes array)."""
+        """Return each row's predicted class, read from its leaf's class.
+
+        No rows x classes array is built, whatever the number of classes.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Numeric rows in the tree's own columns (NaN for a missing value).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Index into the class list (the estimator's ``classes_``).
+        """
         return self.node_class()[self.apply(X)]
 
     def training_errors(self) -> int:
@@ -213,6 +313,13 @@ class Tree:
 
     # -- serialisation -------------------------------------------------------
     def to_dict(self) -> dict:
+        """Return the tree as plain JSON values.
+
+        Returns
+        -------
+        dict
+            The arrays as lists, with the format's name and version.
+        """
         return {
             "format": "optimaltrees.Tree",
             "version": FORMAT_VERSION,
@@ -229,8 +336,24 @@ class Tree:
 
     @classmethod
     def from_dict(cls, d: dict) -> "Tree":
-        """The tree of a :meth:`to_dict` document; arrays that are not one proper
-        tree (see :func:`~optimaltrees.model.checks.check_tree_arrays`) raise ValueError."""
+        """Rebuild a tree from a :meth:`to_dict` document.
+
+        Parameters
+        ----------
+        d : dict
+            The document.
+
+        Returns
+        -------
+        Tree
+            The tree it describes.
+
+        Raises
+        ------
+        ValueError
+            The document is not a tree, or its arrays are not one proper
+            tree (indices in range, every node reached once).
+        """
         if not isinstance(d, dict) or d.get("format") != "optimaltrees.Tree":
             raise ValueError("not an optimaltrees.Tree document")
         version = d.get("version", 0)
@@ -270,11 +393,35 @@ class Tree:
                    weighted=weighted, **arrays)
 
     def to_json(self) -> str:
+        """Return the tree as a JSON string (floats exact).
+
+        Returns
+        -------
+        str
+            :meth:`to_dict` as JSON.
+        """
         # repr-exact floats: json writes the shortest round-tripping form
         return json.dumps(self.to_dict())
 
     @classmethod
     def from_json(cls, s: str) -> "Tree":
+        """Rebuild a tree from :meth:`to_json`'s string.
+
+        Parameters
+        ----------
+        s : str
+            The JSON text.
+
+        Returns
+        -------
+        Tree
+            The tree it describes.
+
+        Raises
+        ------
+        ValueError
+            The text is not a tree document (see :meth:`from_dict`).
+        """
         try:
             d = json.loads(s)
         except RecursionError:
