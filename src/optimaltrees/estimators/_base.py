@@ -49,6 +49,11 @@ class FittedTreeMixin:
     def predict_proba(self, X) -> np.ndarray:
         """Predict class probabilities: the training class frequencies of each row's leaf.
 
+        The result is dense (rows x classes doubles); beyond 4 GiB
+        (:data:`~optimaltrees.model.checks.MAX_PROBABILITY_BYTES`) it is
+        refused with a ValueError: predict in batches, or use :meth:`predict`,
+        which never builds that array.
+
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
