@@ -89,7 +89,8 @@ def _fit_parser(sub) -> None:
     p.add_argument("--method", choices=METHODS, default="tree",
                    help="tree: optimal tree of bounded depth (ConTree search, default); sat: smallest "
                         "perfect tree by SAT; diagram: optimal decision diagram by MILP")
-    p.add_argument("--depth", type=int, help="maximum depth (tree: default 3; sat: a cap)")
+    p.add_argument("--depth", "--max-depth", dest="depth", type=int,
+                   help="maximum depth (tree: default 3; sat: a cap); --max-depth is scikit-learn's name")
     p.add_argument("--strategy", default="exhaustive", choices=list(STRATEGIES),
                    help="tree search order: exhaustive (default) or an anytime strategy")
     p.add_argument("--schedule", default="luby", choices=sorted(SCHEDULES), help="anytime restart schedule")
@@ -307,6 +308,8 @@ def _fit(model, X, y, sample_weight=None) -> None:
     """model.fit, with its errors and warnings in the command line's words."""
     import warnings
 
+    from optimaltrees.data.validation import IdentifierColumnWarning
+
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -317,6 +320,8 @@ def _fit(model, X, y, sample_weight=None) -> None:
     for w in caught:
         if issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning)):
             continue        # for developers, not for the user of the command
+        if issubclass(w.category, IdentifierColumnWarning):
+            continue        # said before the fit, with the --drop that leaves the column out
         text = flag_words(str(w.message))
         if text not in seen:
             seen.add(text)

@@ -377,7 +377,8 @@ def _diagram_layout(diagram: DecisionDiagram, texts: dict[int, tuple[str, bool]]
 
 def plot_diagram(diagram: DecisionDiagram, feature_names: Sequence[str] | None = None,
                  class_names: Sequence[object] | None = None, *, flows: np.ndarray | None = None,
-                 decimals: int = 3, title: str | None = None, ax=None, max_width: float = MAX_WIDTH):
+                 decimals: int = 3, title: str | None = None, ax=None, max_width: float = MAX_WIDTH,
+                 split_labels=None):
     """Draw a decision diagram.
 
     Layers top to bottom, class terminals in the last row.  Each box shows
@@ -406,6 +407,9 @@ def plot_diagram(diagram: DecisionDiagram, feature_names: Sequence[str] | None =
         Draw into these axes (None: a new figure sized to the diagram).
     max_width : float, default=MAX_WIDTH
         Width in inches the picture should fit.
+    split_labels : sequence of (str, str) or None, default=None
+        Per column, None or the texts of a 0/1 column's two values
+        (:meth:`~optimaltrees.model.diagram.DecisionDiagram.split_text`).
 
     Returns
     -------
@@ -416,7 +420,7 @@ def plot_diagram(diagram: DecisionDiagram, feature_names: Sequence[str] | None =
     n = diagram.n_nodes
     texts: dict[int, tuple[str, bool]] = {}
     for u in range(n):
-        text = diagram.split_text(u, feature_names, decimals)[1]
+        text = diagram.split_text(u, feature_names, decimals, split_labels)[1]
         if flows is not None:
             text += f"\nn = {int(flows[u])}"
         texts[u] = (text, False)
@@ -581,7 +585,7 @@ def plot_model(model, X=None, *, decimals: int = 3, title: str | None = None, ax
         names = model._names(None)
         flows = None if X is None else model.node_flows(X)
         return plot_diagram(model.diagram_, names, classes, flows=flows, decimals=decimals,
-                            title=title, ax=ax)
+                            title=title, ax=ax, split_labels=model._split_labels(None))
     labels = model._export_labels(decimals, None)        # "tree" and "sat": a Tree in tree_
     return plot_tree(model.tree_, class_names=classes, decimals=decimals, title=title, ax=ax, **labels)
 

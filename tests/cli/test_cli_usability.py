@@ -179,6 +179,7 @@ def test_an_identifier_column_is_pointed_out(tmp_path, capsys):
     assert main(["fit", data, "--depth", "1"]) == 0
     err = capsys.readouterr().err
     assert "warning: column 'id' has 300 different values in 300 rows" in err and "--drop id" in err
+    assert err.count("column 'id' has 300") == 1        # the estimator's own warning is not said twice
     assert main(["fit", data, "--depth", "1", "--drop", "id"]) == 0
     captured = capsys.readouterr()
     assert captured.err == "" and "id=" not in captured.out
@@ -237,3 +238,12 @@ def test_predict_keeps_a_models_number_like_categories_as_text(tmp_path, capsys)
     new.write_text("code,y\n1,1\n2,0\n1,1\n")
     assert main(["predict", model, str(new)]) == 0
     assert capsys.readouterr().out.split() == ["1", "0", "1"]
+
+
+def test_max_depth_is_accepted_beside_depth(tmp_path, capsys):
+    # scikit-learn's name for the parameter
+    data = _with_id(tmp_path)
+    assert main(["fit", data, "--max-depth", "2", "--drop", "id"]) == 0
+    out = capsys.readouterr().out
+    assert main(["fit", data, "--depth", "2", "--drop", "id"]) == 0
+    assert capsys.readouterr().out.splitlines()[:3] == out.splitlines()[:3]

@@ -24,16 +24,20 @@ value is missing (the search chooses where missing values go).
 from __future__ import annotations
 
 import numbers
+import warnings
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
 
 from optimaltrees.data.encoding import threshold_between
+from optimaltrees.data.tables import looks_like_identifier
 from optimaltrees.data.thresholds import format_threshold
-from optimaltrees.data.validation import (CHECK_CELLS, EXACT_FLOAT_INT, PLAIN_OBJECT_KINDS, PreparationTimeout,
+from optimaltrees.data.validation import (CHECK_CELLS, EXACT_FLOAT_INT, PLAIN_OBJECT_KINDS, IdentifierColumnWarning,
+                                          PreparationTimeout,
                                           is_missing, missing_cells, object_kind, refuse_complex,
-                                          refuse_merged_integer_series, refuse_merged_integers, refuse_time)
+                                          refuse_merged_integer_series, refuse_merged_integers, refuse_missing_columns,
+                                          refuse_time)
 
 
 @dataclass(frozen=True)
@@ -309,6 +313,11 @@ class Binarizer:
             return [BooleanTest(i, "threshold", t, name) for t in _thresholds(values)]
         gaps = keep and bool(miss.any())
         values = _unique_objects(col[~miss] if gaps else col, name)
+        if looks_like_identifier(len(values), len(col)):
+            warnings.warn(f"column {name!r} has {len(values)} different values in {len(col)} rows, like an "
+                          f"identifier or a name: as a feature it becomes {len(values)} tests, slows the fit "
+                          "and its splits say nothing about new rows; drop it if it is not a feature",
+                          IdentifierColumnWarning, stacklevel=2)
         if getattr(self, "subsets", False) and len(values) >= 3:
             return _subset_tests(i, values, name)
         if len(values) == 2:
@@ -354,6 +363,7 @@ class Binarizer:
         blocks of about :data:`CHECK_CELLS` cells: a fit's time limit raises
         from it, so that encoding a large table stops with the clock."""
         keep = bool(getattr(self, "keep_numeric", False))
+        refuse_missing_columns(X, self.feature_names_in_, owner)
         cols, names, _ = _as_columns(X, allow_missing=keep)
         if len(cols) != self.n_features_in_:
             raise ValueError(f"X has {len(cols)} features, but {owner} is expecting "

@@ -78,7 +78,7 @@ class Table:
         out = []
         for c in self.categorical_columns():
             n = int(self.X[c].nunique())
-            if n > minimum and n > share * len(self.X):
+            if looks_like_identifier(n, len(self.X), share, minimum):
                 out.append((str(c), n))
         return out
 
@@ -90,6 +90,13 @@ class Table:
         if not cat:
             return self.X
         return pd.get_dummies(self.X, columns=cat, prefix_sep="=", dtype=float)
+
+
+def looks_like_identifier(n_values: int, n_rows: int, share: float = 0.5, minimum: int = 20) -> bool:
+    """Whether a categorical column of ``n_values`` distinct values in
+    ``n_rows`` rows looks like an identifier: more than ``share`` of the rows
+    and more than ``minimum`` values."""
+    return n_values > minimum and n_values > share * n_rows
 
 
 def _is_number(s: str) -> bool:

@@ -206,6 +206,8 @@ def check_fit_data(estimator, X, y, allow_nan: bool = False, checkpoint=None) ->
     name = type(estimator).__name__
     check_raw_labels(y)
     _refuse_merged_integer_columns(X)
+    if not allow_nan:
+        refuse_nan_columns(X, name)
     if _plain_numeric(X) and type(y) is np.ndarray and y.ndim == 1:
         X = _fast_matrix(X, name, allow_nan, checkpoint)
         if y.shape[0] != X.shape[0]:
@@ -229,8 +231,44 @@ def check_fit_data(estimator, X, y, allow_nan: bool = False, checkpoint=None) ->
                          y_numeric=False, multi_output=False)
 
 
+class IdentifierColumnWarning(UserWarning):
+    """A categorical column whose values are nearly all distinct: most likely
+    an identifier or a name, whose one test per value slows the fit and
+    whose splits mean nothing."""
+
+
+def refuse_nan_columns(X, owner: str) -> None:
+    """Missing values where ``owner`` does not search them are refused naming
+    their columns (scikit-learn's message names none)."""
+    if hasattr(X, "columns") and hasattr(X, "isna"):
+        bad = [str(c) for c, gap in X.isna().any().items() if gap]
+    else:
+        arr = X if isinstance(X, np.ndarray) else None
+        if arr is None or arr.ndim != 2 or arr.dtype.kind != "f":
+            return          # lists and object arrays: the later checks name what they find
+        bad = [int(j) for j in np.flatnonzero(np.isnan(arr).any(axis=0))]
+    if bad:
+        raise ValueError(f"Input X contains NaN (missing values) in column(s) {bad[:10]}"
+                         f"{' ...' if len(bad) > 10 else ''}. {owner} does not accept missing values.")
+
+
+def refuse_missing_columns(X, fitted_names, owner: str) -> None:
+    """A table without some column the model was fitted on is refused naming
+    the columns it lacks (a count of features says less)."""
+    if fitted_names is None or not hasattr(X, "columns"):
+        return
+    have = {str(c) for c in X.columns}
+    missing = [str(c) for c in fitted_names if str(c) not in have]
+    if missing:
+        raise ValueError(f"X lacks the column(s) {missing[:10]}{' ...' if len(missing) > 10 else ''} "
+                         f"that {owner} was fitted with")
+
+
 def check_predict_data(estimator, X, allow_nan: bool = False) -> np.ndarray:
     """Validated X for prediction: same width as in ``fit``."""
+    refuse_missing_columns(X, getattr(estimator, "feature_names_in_", None), type(estimator).__name__)
+    if not allow_nan:
+        refuse_nan_columns(X, type(estimator).__name__)
     if _plain_numeric(X) and not hasattr(estimator, "feature_names_in_"):
         X = _fast_matrix(X, type(estimator).__name__, allow_nan)
         if X.shape[1] != estimator.n_features_in_:

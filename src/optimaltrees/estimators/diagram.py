@@ -347,7 +347,7 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         encoder = categorical_encoder(X, self.categorical_features, type(self).__name__)
         raw = X
         if encoder is not None:
-            X, y = check_fit_data(self, encoder.transform(X, owner=type(self).__name__), y)
+            X, y = check_fit_data(self, self._encoded(encoder, X), y)
             self.n_features_in_ = encoder.n_features_in_
             if encoder.feature_names_in_ is not None:
                 self.feature_names_in_ = np.asarray(encoder.feature_names_in_, dtype=object)
@@ -510,6 +510,11 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         encoder = getattr(self, "encoder_", None)
         if encoder is None:
             return check_predict_data(self, X)
+        return self._encoded(encoder, X)
+
+    def _encoded(self, encoder, X) -> np.ndarray:
+        """``encoder``'s 0/1 and numeric columns of X; missing values are
+        refused naming the input columns they are in."""
         X = encoder.transform(X, owner=type(self).__name__)
         gaps = np.isnan(X).any(axis=0)
         if gaps.any():
@@ -538,7 +543,9 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         """Predict class probabilities: one-hot on the predicted class.
 
         A diagram's terminals are classes (the MILP may route a flow to a
-        class that is not its majority, e.g. for fairness).
+        class that is not its majority, e.g. for fairness).  Dense (rows x
+        classes); beyond 4 GiB it is refused with a ValueError: predict in
+        batches, or use :meth:`predict`.
 
         Parameters
         ----------
@@ -581,6 +588,15 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
                     for t, name in zip(encoder.tests_, encoder.test_names(names))]
         return None if names is None else [str(s) for s in names]
 
+    def _split_labels(self, feature_names):
+        """Per diagram column, the texts of a category test's two values
+        (``island != Dream`` / ``island == Dream``), None for a numeric one."""
+        encoder = getattr(self, "encoder_", None)
+        if encoder is None:
+            return None
+        names = feature_names if feature_names is not None else getattr(self, "feature_names_in_", None)
+        return encoder.test_labels(4, names)
+
     def export_text(self, decimals: int = 4, feature_names=None) -> str:
         """Return the diagram as text, node by node.
 
@@ -598,7 +614,8 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
             Per node its layer, merges (``[2 incoming arcs]``), both
             conditions in the original units and where each leads.
         """
-        return export_diagram_text(self.diagram_, self._names(feature_names), list(self.classes_), decimals)
+        return export_diagram_text(self.diagram_, self._names(feature_names), list(self.classes_), decimals,
+                                   self._split_labels(feature_names))
 
     def export_dot(self, decimals: int = 4, feature_names=None) -> str:
         """Return Graphviz DOT source of the diagram.
@@ -615,7 +632,8 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         str
             A ``digraph`` for Graphviz's ``dot``.
         """
-        return export_diagram_dot(self.diagram_, self._names(feature_names), list(self.classes_), decimals)
+        return export_diagram_dot(self.diagram_, self._names(feature_names), list(self.classes_), decimals,
+                                  self._split_labels(feature_names))
 
     # -- the tree API of scikit-learn, read for a diagram ------------------------
     @property

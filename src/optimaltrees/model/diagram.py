@@ -417,7 +417,7 @@ class DecisionDiagram:
         return value(hi) if increasing else value(lo)
 
     def split_text(self, u: int, feature_names: Sequence[str] | None = None,
-                   decimals: int = 4) -> tuple[str, str]:
+                   decimals: int = 4, split_labels=None) -> tuple[str, str]:
         """Return node u's two conditions in the original feature units.
 
         A one-feature test prints the exact float where the node's own rule
@@ -435,6 +435,10 @@ class DecisionDiagram:
             One name per column (None: ``x[0]``, ``x[1]``, ...).
         decimals : int, default=4
             Significant digits of a hyperplane's numbers.
+        split_labels : sequence of (str, str) or None, default=None
+            Per column, None or the (value 0, value 1) texts of a 0/1 column,
+            e.g. ("island != Dream", "island == Dream") for one value of a
+            categorical column: a one-feature test on it prints them.
 
         Returns
         -------
@@ -458,6 +462,11 @@ class DecisionDiagram:
             if cut is None:      # no finite value changes the side
                 always = self._side(np.array([u]), self.scale_input(np.zeros((1, self.n_features))))[0]
                 return ("never", "always") if always else ("always", "never")
+            labels = None if split_labels is None else split_labels[j]
+            if labels is not None and 0.0 < cut <= 1.0 and increasing:      # 1 positive, 0 not
+                return labels[0], labels[1]
+            if labels is not None and 0.0 <= cut < 1.0 and not increasing:  # 0 positive, 1 not
+                return labels[1], labels[0]
             t = format_threshold(cut)
             if increasing:       # positive iff x >= cut
                 return (f"{name(j)} < {t}", f"{name(j)} >= {t}")

@@ -96,7 +96,8 @@ def _diagram_names(diagram, feature_names, class_names):
 
 
 def export_diagram_text(diagram, feature_names: Sequence[str] | None = None,
-                        class_names: Sequence[object] | None = None, decimals: int = 4) -> str:
+                        class_names: Sequence[object] | None = None, decimals: int = 4,
+                        split_labels=None) -> str:
     """Render a diagram as text, one node after the other, layer by layer.
 
     Parameters
@@ -110,6 +111,9 @@ def export_diagram_text(diagram, feature_names: Sequence[str] | None = None,
     decimals : int, default=4
         Significant digits of hyperplane coefficients (univariate thresholds
         print exactly).
+    split_labels : sequence of (str, str) or None, default=None
+        Per column, None or the texts of a 0/1 column's two values
+        (:meth:`DecisionDiagram.split_text`).
 
     Returns
     -------
@@ -125,7 +129,7 @@ def export_diagram_text(diagram, feature_names: Sequence[str] | None = None,
 
     lines = []
     for u in range(diagram.n_nodes):
-        neg, pos = diagram.split_text(u, names, decimals)
+        neg, pos = diagram.split_text(u, names, decimals, split_labels)
         merge = f"  [{indeg[u]} incoming arcs]" if u and indeg[u] > 1 else ""
         lines.append(f"node {u} (layer {diagram.layer[u]}){merge}")
         lines.append(f"  if {neg}: {target(int(diagram.negative[u]))}")
@@ -140,7 +144,8 @@ def dot_escape(text: str) -> str:
 
 
 def export_diagram_dot(diagram, feature_names: Sequence[str] | None = None,
-                       class_names: Sequence[object] | None = None, decimals: int = 4) -> str:
+                       class_names: Sequence[object] | None = None, decimals: int = 4,
+                       split_labels=None) -> str:
     """Render a diagram as Graphviz DOT source.
 
     Boxes for decisions (the negative arc dashed), ellipses for the class
@@ -156,6 +161,9 @@ def export_diagram_dot(diagram, feature_names: Sequence[str] | None = None,
         One name per class (None: the class indices).
     decimals : int, default=4
         Significant digits of hyperplane coefficients.
+    split_labels : sequence of (str, str) or None, default=None
+        Per column, None or the texts of a 0/1 column's two values
+        (:meth:`DecisionDiagram.split_text`).
 
     Returns
     -------
@@ -166,7 +174,7 @@ def export_diagram_dot(diagram, feature_names: Sequence[str] | None = None,
     esc = dot_escape
     out = ["digraph DecisionDiagram {", '  node [fontname="Helvetica"];', '  edge [fontname="Helvetica"];']
     for u in range(diagram.n_nodes):
-        neg, pos = diagram.split_text(u, names, decimals)
+        neg, pos = diagram.split_text(u, names, decimals, split_labels)
         out.append(f'  n{u} [shape=box, label="{esc(pos)}"];')
     for c in range(diagram.n_classes):
         out.append(f'  t{c} [shape=ellipse, style=filled, fillcolor="#eeeeee", label="{esc(cname(c))}"];')
