@@ -14,6 +14,7 @@ from instances import SETTINGS
 from oracle import brute_force_objective, leaf_sizes, recompute_objective
 
 from optimaltrees import OptimalTreeClassifier
+from optimaltrees.data.encoding import threshold_between
 
 EPS = 1e-9
 
@@ -312,4 +313,5 @@ def test_sibling_pairs_on_children_with_gaps_between_their_values():
     assert np.array_equal(pools[True], pools[False])
     with pairs(True):
         clf = _fit(X, y, max_depth=3)
-    assert 11.5 in clf.tree_.threshold[clf.tree_.feature == 1]
+    # the split between 5 and 18 (the big rows' gap): its shortest decimal
+    assert threshold_between(5.0, 18.0) in clf.tree_.threshold[clf.tree_.feature == 1]

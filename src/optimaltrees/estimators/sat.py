@@ -96,7 +96,8 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
 
     Columns become yes/no tests automatically (see
     :class:`optimaltrees.data.binarize.Binarizer`): two-valued columns one
-    test, numeric columns one threshold test per midpoint, categorical columns
+    test, numeric columns one threshold test per gap between values (at the
+    shortest decimal inside it), categorical columns
     (strings, pandas categories, or those named in ``categorical``) one test
     per value.  The tree prints in the original column names.
 
