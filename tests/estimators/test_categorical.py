@@ -126,7 +126,7 @@ def test_diagrams_take_categorical_columns_too(tmp_path):
     clf = DecisionDiagramClassifier((1, 2), time_limit=10, random_state=0).fit(frame, y)
     assert clf.train_error_ == 0 and clf.encoder_ is not None
     text = clf.export_text()
-    assert "colour=red" in text and "size" in text
+    assert "colour == red" in text and "colour=red" not in text and "size" in text
     assert clf.feature_importances(frame, y).shape == (3,)
     new = pd.DataFrame({"colour": ["purple", "red"], "size": [1.0, 1.0], "kind": pd.Categorical(["a", "b"])})
     assert clf.predict(new).tolist() == [0, 1]                    # unseen: 0 in every colour column
