@@ -23,6 +23,10 @@ immune to floating point rounding of midpoints).
 Row subsets are represented as Python ``int`` bit masks and results are
 memoised on ``(mask, remaining depth)``, which keeps exhaustive enumeration
 cheap for n <= ~12 rows, <= 3 features and depth <= 3.
+
+The section "Regression: squared error" applies the same enumeration to
+regression trees: each leaf predicts the weighted mean of its rows and costs
+their weighted squared error around it (:func:`brute_force_sse`).
 """
 from __future__ import annotations
 
@@ -404,3 +408,304 @@ def brute_force_diagram(X, y, widths, alpha, *, tree=False, min_flow=0.0, max_no
                 del nodes[u]
     place(0, [0], {})
     return best
+
+
+# ---------------------------------------------------------------------------
+# Regression: squared error
+# ---------------------------------------------------------------------------
+#
+# Same tree space, split rule and bit-mask memo as the classification oracle
+# above; only the leaf loss changes.  A leaf predicts the weighted mean of the
+# training rows reaching it, and its loss is the weighted sum of squared
+# deviations from that mean.  Missing values are not supported here (they are
+# tested elsewhere), so every function below raises on NaN in X.
+
+TREE_LEAF = -1        # children of a leaf, as in scikit-learn
+TREE_UNDEFINED = -2   # feature and threshold of a leaf, as in scikit-learn
+
+
+def _regression_arrays(X, y, sample_weight):
+    """Validate and drop the rows of weight 0.
+
+    A row of weight 0 contributes nothing to any leaf's loss or mean, and the
+    definition says it does not exist: it must not count towards
+    ``min_samples_leaf`` nor create a split position of its own.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    if X.ndim != 2:
+        raise ValueError("oracle expects a 2-D X")
+    y = np.asarray(y, dtype=np.float64)
+    if y.shape != (X.shape[0],):
+        raise ValueError("oracle expects len(y) == len(X)")
+    if np.isnan(X).any():
+        raise ValueError("the regression oracle does not support missing values in X")
+    if not np.isfinite(y).all():
+        raise ValueError("the regression oracle needs finite targets")
+    if sample_weight is None:
+        w = np.ones(len(y))
+    else:
+        w = np.asarray(sample_weight, dtype=np.float64)
+        if w.shape != y.shape:
+            raise ValueError("oracle expects len(sample_weight) == len(y)")
+        if not np.isfinite(w).all() or (w < 0).any():
+            raise ValueError("sample weights must be finite and >= 0")
+    keep = w > 0
+    return X[keep], y[keep], w[keep]
+
+
+def weighted_mean(y, w=None):
+    """Weighted mean of ``y``, as exact as doubles allow.
+
+    An exactly rounded sum (:func:`math.fsum`) of ``w * y`` over the total
+    weight, then one correction step with the exactly summed weighted
+    residuals, which removes the rounding of the products ``w * y``.  A
+    constant ``y`` returns that constant itself, so its SSE is exactly 0.
+    """
+    y = [float(v) for v in np.asarray(y, dtype=np.float64).ravel()]
+    w = [1.0] * len(y) if w is None else [float(v) for v in np.asarray(w, dtype=np.float64).ravel()]
+    total = math.fsum(w)
+    if min(y) == max(y):
+        return y[0]
+    mean = math.fsum(wi * yi for wi, yi in zip(w, y)) / total
+    return mean + math.fsum(wi * (yi - mean) for wi, yi in zip(w, y)) / total
+
+
+def weighted_sse(y, w=None):
+    """Weighted squared error of ``y`` around its weighted mean.
+
+    Two passes with exactly rounded sums: first the mean
+    (:func:`weighted_mean`), then ``fsum(w * (y - mean)**2)``.  The one-pass
+    formula ``sum(w y^2) - (sum(w y))^2 / sum(w)`` cancels catastrophically
+    when the targets are large and their spread is small (1e15 + k), and can
+    even turn negative; the oracle must not inherit the very error it is meant
+    to catch.  An empty input, or one of total weight 0, has SSE 0.
+    """
+    y = np.asarray(y, dtype=np.float64).ravel()
+    w = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64).ravel()
+    if len(y) == 0 or math.fsum(w) <= 0:
+        return 0.0
+    mean = weighted_mean(y, w)
+    return math.fsum(float(wi) * (float(yi) - mean) ** 2 for wi, yi in zip(w, y))
+
+
+def _sse_search(X, y, depth, cost_per_node, min_samples_leaf, sample_weight):
+    """The memoised exhaustive search shared by :func:`brute_force_sse` and
+    :func:`brute_force_sse_tree`.
+
+    Returns ``(best, leaf_cost, splits, full, (X, y, w))`` where ``best(mask,
+    d)`` is the optimal objective of the rows in ``mask`` with ``d`` levels
+    left, ``leaf_cost(mask)`` the loss of making ``mask`` a leaf, and
+    ``splits`` lists, per feature, the pairs ``(v, mask of rows with x[f] <=
+    v)`` for every distinct value ``v`` but the largest.
+    """
+    X, y, w = _regression_arrays(X, y, sample_weight)
+    n, n_features = X.shape
+    if n > 62:
+        raise ValueError("brute force oracle is meant for tiny data only")
+    if depth < 0:
+        raise ValueError("depth must be >= 0")
+    if not cost_per_node >= 0:
+        # The pruning below (a pure leaf is final, a partial sum already >=
+        # the best is abandoned) relies on every term being >= 0.
+        raise ValueError("cost_per_node must be >= 0")
+
+    splits = []
+    for f in range(n_features):
+        col = X[:, f]
+        per_feature = []
+        for v in np.unique(col)[:-1]:
+            m = 0
+            for i in np.flatnonzero(col <= v):
+                m |= 1 << int(i)
+            per_feature.append((float(v), m))
+        splits.append(per_feature)
+
+    @lru_cache(maxsize=None)
+    def leaf_cost(mask):
+        if mask.bit_count() < min_samples_leaf:
+            return INFEASIBLE
+        rows = [i for i in range(n) if mask >> i & 1]
+        return weighted_sse(y[rows], w[rows])
+
+    @lru_cache(maxsize=None)
+    def best(mask, d):
+        leaf = leaf_cost(mask)
+        if d == 0 or leaf == 0:
+            # A leaf with no error cannot be beaten: splitting adds cost >= 0.
+            return leaf
+        result = leaf
+        size = mask.bit_count()
+        for per_feature in splits:
+            seen = set()
+            for _, le in per_feature:
+                left = mask & le
+                right = mask & ~le
+                if left == 0 or right == 0 or left in seen:
+                    # Not a threshold between two values present at this node,
+                    # or the same partition as an already tried threshold.
+                    continue
+                seen.add(left)
+                n_left = left.bit_count()
+                if n_left < min_samples_leaf or size - n_left < min_samples_leaf:
+                    # Every leaf below holds <= the side's rows: infeasible.
+                    continue
+                cand = cost_per_node + best(left, d - 1)
+                if cand >= result:
+                    continue
+                cand += best(right, d - 1)
+                if cand < result:
+                    result = cand
+        return result
+
+    return best, leaf_cost, splits, (1 << n) - 1, (X, y, w)
+
+
+def brute_force_sse(X, y, depth, cost_per_node=0.0, min_samples_leaf=1, sample_weight=None):
+    """Optimal squared-error objective by exhaustive enumeration.
+
+    Parameters
+    ----------
+    X : array-like of shape (n_samples, n_features)
+        Feature values; NaN raises ``ValueError`` (missing values are the
+        business of other tests).
+    y : array-like of shape (n_samples,)
+        Finite real targets.
+    depth : int
+        Maximum depth; 0 is a single leaf.
+    cost_per_node : float, default=0.0
+        Price of each branching node; must be >= 0.
+    min_samples_leaf : int, default=1
+        Least number of rows (of positive weight) every leaf must hold.  It
+        counts rows, not weight, so a row of weight 2 is one row here.
+    sample_weight : array-like of shape (n_samples,), optional
+        Non-negative weights; rows of weight 0 are dropped before anything
+        else (they neither count nor make split positions).
+
+    Returns
+    -------
+    float
+        The minimum, over all binary axis-aligned trees of depth <= ``depth``
+        whose leaves all hold >= ``min_samples_leaf`` rows, of ``sum over
+        leaves of sum w (y - weighted leaf mean)**2 + cost_per_node *
+        (number of branching nodes)``; ``math.inf`` when no such tree exists
+        (fewer than ``min_samples_leaf`` rows in total).
+
+    Notes
+    -----
+    A split on feature ``f`` is ``x[f] <= v`` for each distinct value ``v`` of
+    the node's rows but the largest: exactly the partitions midpoint thresholds
+    make, without trusting a rounded midpoint.  Row subsets are bit masks and
+    the search is memoised on ``(mask, depth left)``, which keeps it cheap for
+    n <= ~12 rows, <= 3 features and depth <= 3.  Ties between a leaf and a
+    split are irrelevant here (only the value is returned).
+    """
+    best, _, _, full, _ = _sse_search(X, y, depth, cost_per_node, min_samples_leaf,
+                                      sample_weight)
+    return float(best(full, int(depth)))
+
+
+def brute_force_sse_tree(X, y, depth, cost_per_node=0.0, min_samples_leaf=1, sample_weight=None):
+    """Optimal objective and one optimal tree.
+
+    Same definition and parameters as :func:`brute_force_sse`.  Lets a test
+    check the oracle against itself (the tree's recomputed objective must equal
+    the value) and show a counterexample tree when a fit disagrees.
+
+    Returns
+    -------
+    value : float
+        As :func:`brute_force_sse`.
+    tree : types.SimpleNamespace or None
+        ``None`` when infeasible.  Otherwise flat arrays in pre-order, root at
+        0, as scikit-learn's ``tree_``: ``feature`` and ``threshold`` (-2 at
+        leaves), ``children_left`` and ``children_right`` (-1 at leaves), and
+        ``value``, each node's weighted mean target of its training rows.
+        A threshold is the largest value sent left (``x[f] <= threshold``),
+        not a midpoint, so training rows route exactly.  Where making a node
+        a leaf ties with splitting it, the leaf is chosen; among tying splits,
+        the first in search order (features in order, thresholds ascending).
+    """
+    from types import SimpleNamespace
+
+    best, leaf_cost, splits, full, (_, y_kept, w_kept) = _sse_search(
+        X, y, depth, cost_per_node, min_samples_leaf, sample_weight)
+    value = best(full, int(depth))
+    if value == INFEASIBLE:
+        return float(value), None
+    feature, threshold, left_child, right_child, means = [], [], [], [], []
+
+    def mean_of(mask):
+        rows = [i for i in range(len(y_kept)) if mask >> i & 1]
+        return weighted_mean(y_kept[rows], w_kept[rows])
+
+    def build(mask, d):
+        node = len(feature)
+        feature.append(TREE_UNDEFINED)
+        threshold.append(float(TREE_UNDEFINED))
+        left_child.append(TREE_LEAF)
+        right_child.append(TREE_LEAF)
+        means.append(mean_of(mask))
+        target = best(mask, d)
+        if d == 0 or leaf_cost(mask) == target:
+            return node
+        # Redo the search's arithmetic in its order: the first split whose
+        # candidate equals the memoised optimum is one the search kept.
+        for f, per_feature in enumerate(splits):
+            for v, le in per_feature:
+                left, right = mask & le, mask & ~le
+                if left == 0 or right == 0:
+                    continue
+                if cost_per_node + best(left, d - 1) + best(right, d - 1) == target:
+                    feature[node], threshold[node] = f, v
+                    left_child[node] = build(left, d - 1)
+                    right_child[node] = build(right, d - 1)
+                    return node
+        raise AssertionError("no split reproduces the memoised optimum")
+
+    build(full, int(depth))
+    tree = SimpleNamespace(
+        feature=np.array(feature, dtype=np.int64),
+        threshold=np.array(threshold, dtype=np.float64),
+        children_left=np.array(left_child, dtype=np.int64),
+        children_right=np.array(right_child, dtype=np.int64),
+        value=np.array(means, dtype=np.float64),
+    )
+    return float(value), tree
+
+
+def recompute_sse(tree, X, y, sample_weight=None):
+    """Training squared error of a fitted tree, recomputed from scratch.
+
+    Parameters
+    ----------
+    tree : object
+        Anything with the flat arrays ``children_left``, ``children_right``,
+        ``feature`` and ``threshold`` (node 0 the root, ``feature < 0`` a
+        leaf, ``x[feature] <= threshold`` goes left), e.g. a scikit-learn
+        ``tree_``; the same duck type :func:`route` walks.  Any stored leaf
+        value is ignored.
+    X, y, sample_weight
+        The training data; rows of weight 0 are dropped, NaN in X raises.
+
+    Returns
+    -------
+    float
+        ``sum over leaves of sum w (y - mean)**2`` where each leaf's mean is
+        the weighted mean of the training rows the arrays route to it.  A
+        leaf predicting that mean is what makes the squared error least, so
+        this is the tree's training loss whatever values it stores; comparing
+        it with a fit's reported loss checks the routing, and comparing it
+        with :func:`brute_force_sse` checks optimality.
+    """
+    X, y, w = _regression_arrays(X, y, sample_weight)
+    if len(y) == 0:
+        return 0.0
+    leaves = route(tree, X)
+    return float(math.fsum(weighted_sse(y[leaves == leaf], w[leaves == leaf])
+                           for leaf in np.unique(leaves)))
+
+
+def recompute_regression_objective(tree, X, y, cost_per_node=0.0, sample_weight=None):
+    """:func:`recompute_sse` plus ``cost_per_node`` times the branching nodes
+    reachable from the root: the quantity :func:`brute_force_sse` minimises."""
+    return recompute_sse(tree, X, y, sample_weight) + cost_per_node * n_branching_nodes(tree)
