@@ -31,6 +31,7 @@ their weighted squared error around it (:func:`brute_force_sse`).
 from __future__ import annotations
 
 import itertools
+from fractions import Fraction
 import math
 from functools import lru_cache
 
@@ -471,21 +472,24 @@ def weighted_mean(y, w=None):
 
 
 def weighted_sse(y, w=None):
-    """Weighted squared error of ``y`` around its weighted mean.
+    """Weighted squared error of ``y`` around its weighted mean, exactly.
 
-    Two passes with exactly rounded sums: first the mean
-    (:func:`weighted_mean`), then ``fsum(w * (y - mean)**2)``.  The one-pass
-    formula ``sum(w y^2) - (sum(w y))^2 / sum(w)`` cancels catastrophically
-    when the targets are large and their spread is small (1e15 + k), and can
-    even turn negative; the oracle must not inherit the very error it is meant
-    to catch.  An empty input, or one of total weight 0, has SSE 0.
+    Computed in rational arithmetic (:class:`fractions.Fraction`, exact for
+    every double) and rounded once: sum w (y - m)^2 with m the exact mean.
+    Any floating-point two-pass formula squares the rounding of a mean that
+    is not representable (n times half a unit of the targets squared), which
+    is no small share of the error when the targets are large and their
+    spread tiny (1e6 + 1e-7 k); the oracle must not inherit it.  An empty
+    input, or one of total weight 0, has SSE 0.
     """
-    y = np.asarray(y, dtype=np.float64).ravel()
-    w = np.ones(len(y)) if w is None else np.asarray(w, dtype=np.float64).ravel()
-    if len(y) == 0 or math.fsum(w) <= 0:
+    y = [Fraction(float(v)) for v in np.asarray(y, dtype=np.float64).ravel()]
+    w = [Fraction(1)] * len(y) if w is None else [Fraction(float(v)) for v in
+                                                  np.asarray(w, dtype=np.float64).ravel()]
+    total = sum(w)
+    if len(y) == 0 or total <= 0:
         return 0.0
-    mean = weighted_mean(y, w)
-    return math.fsum(float(wi) * (float(yi) - mean) ** 2 for wi, yi in zip(w, y))
+    mean = sum(wi * yi for wi, yi in zip(w, y)) / total
+    return float(sum(wi * (yi - mean) ** 2 for wi, yi in zip(w, y)))
 
 
 def _sse_search(X, y, depth, cost_per_node, min_samples_leaf, sample_weight):
