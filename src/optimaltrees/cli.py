@@ -54,6 +54,20 @@ class _VersionAction(argparse.Action):
 
 # ------------------------------------------------------------------ parsers
 
+#: ``--time-limit none``: no limit (leaving the flag out keeps the estimators' default)
+NO_LIMIT = "none"
+
+
+def _seconds(text: str) -> float | str:
+    """A --time-limit value: a number of seconds, or ``none``."""
+    if text.strip().lower() == NO_LIMIT:
+        return NO_LIMIT
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected seconds or 'none', got {text!r}") from None
+
+
 def _data_options(p: argparse.ArgumentParser, label_help: str) -> None:
     p.add_argument("--label", help=label_help)
     g = p.add_mutually_exclusive_group()
@@ -94,9 +108,9 @@ def _fit_parser(sub) -> None:
     p.add_argument("--strategy", default="exhaustive", choices=list(STRATEGIES),
                    help="tree search order: exhaustive (default) or an anytime strategy")
     p.add_argument("--schedule", default="luby", choices=sorted(SCHEDULES), help="anytime restart schedule")
-    p.add_argument("--time-limit", type=float,
-                   help="seconds (default: tree none, sat 60, diagram 10); the best model found by then "
-                        "is returned, with a warning")
+    p.add_argument("--time-limit", type=_seconds,
+                   help="seconds (default 60, every method's), or 'none' to search until proven; the best "
+                        "model found by then is returned, with a warning")
     p.add_argument("--verbose", action="store_true", help="a live progress line (or the solver's log) on stderr")
     p.add_argument("--objective", default="depth", choices=("depth", "size", "errors"),
                    help="sat: minimum depth, then minimum size, or fewest errors at --depth")
@@ -265,12 +279,13 @@ def _read(path: str, label, header, args=None, allow_missing: bool = False, text
 def _estimator(args):
     from optimaltrees import DecisionDiagramClassifier, OptimalTreeClassifier, SATTreeClassifier
 
+    # the estimators' own default unless --time-limit is given
+    limit = ({} if args.time_limit is None
+             else {"time_limit": None if args.time_limit == NO_LIMIT else args.time_limit})
     if args.method == "tree":
-        return OptimalTreeClassifier(max_depth=3 if args.depth is None else args.depth,
-                                     time_limit=args.time_limit, search=args.strategy, schedule=args.schedule,
-                                     verbose=args.verbose, class_weight=args.class_weight)
-    # the estimators' own defaults unless --time-limit is given
-    limit = {} if args.time_limit is None else {"time_limit": args.time_limit}
+        return OptimalTreeClassifier(max_depth=3 if args.depth is None else args.depth, search=args.strategy,
+                                     schedule=args.schedule, verbose=args.verbose,
+                                     class_weight=args.class_weight, **limit)
     if args.class_weight is not None:
         limit["class_weight"] = args.class_weight
     if args.method == "sat":

@@ -24,7 +24,8 @@ SPLIT_SEED = 0
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m optimaltrees.demo", description=__doc__)
     parser.add_argument("--depth", type=int, default=3, help="maximum tree depth (default 3)")
-    parser.add_argument("--time-limit", type=float, default=None, help="seconds (default: none)")
+    parser.add_argument("--time-limit", type=float, default=None,
+                        help="seconds (default: 60, the estimators' default)")
     args = parser.parse_args(argv)
 
     X, y = load_bank()
@@ -37,7 +38,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{len(set(y))} classes.")
     print(f"Fixed split: {n} to train on, {n_test} held out for testing (stratified, seed {SPLIT_SEED}).\n")
 
-    opt = OptimalTreeClassifier(max_depth=args.depth, time_limit=args.time_limit).fit(X_train, y_train)
+    limit = {} if args.time_limit is None else {"time_limit": args.time_limit}
+    opt = OptimalTreeClassifier(max_depth=args.depth, **limit).fit(X_train, y_train)
     t0 = time.perf_counter()
     cart = DecisionTreeClassifier(max_depth=args.depth, random_state=0).fit(X_train, y_train)
     cart_time = time.perf_counter() - t0

@@ -185,8 +185,8 @@ def test_a_stop_after_the_proof_still_reports_the_proof(monkeypatch, depth):
     X = rng.normal(size=(300, 4))
     y = ((X[:, 0] > 0) ^ (X[:, 1] > 0.5)).astype(int)
     y[rng.random(300) < 0.1] ^= 1
-    clf = OptimalTreeClassifier(max_depth=depth).fit(X, y)   # no greedy restart first
-    exact = OptimalTreeClassifier(max_depth=depth).fit(X, y)
+    clf = OptimalTreeClassifier(max_depth=depth, time_limit=None).fit(X, y)   # no greedy restart first
+    exact = OptimalTreeClassifier(max_depth=depth, time_limit=None).fit(X, y)
     assert exact.is_optimal_ and clf.train_error_ == exact.train_error_
     # the bound met the incumbent: proven, whatever stopped the solve
     assert clf.is_optimal_ and not clf.timed_out_ and clf.gap_ == 0.0

@@ -13,7 +13,7 @@ import pytest
 from conftest import dataset_path, load_binary
 
 from optimaltrees import SATTreeClassifier
-from optimaltrees.estimators.sat import DEFAULT_TIME_LIMIT
+from optimaltrees.estimators._base import DEFAULT_TIME_LIMIT
 
 
 def load_categorical(name):

@@ -212,6 +212,11 @@ class Range(Interval):
         return not isinstance(val, (bool, np.bool_)) and super().is_satisfied_by(val)
 
 
+#: every estimator's default ``time_limit``, seconds: a fit with default
+#: settings always returns, and says so when its model is not proven
+DEFAULT_TIME_LIMIT = 60.0
+
+
 def positive_seconds():
     """A time limit: seconds > 0 and finite, or None for none."""
     return [Range(Real, 0, np.inf, closed="neither"), None]

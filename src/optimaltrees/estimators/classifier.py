@@ -15,7 +15,8 @@ from sklearn.utils.validation import _num_samples
 from optimaltrees.data.binarize import categorical_encoder
 from optimaltrees.data.validation import (PreparationTimeout, check_class_labels, check_fit_data,
                                           check_fit_weights, check_predict_data, preparation_clock)
-from optimaltrees.estimators._base import FittedTreeMixin, Range, positive_seconds, validate_params
+from optimaltrees.estimators._base import (DEFAULT_TIME_LIMIT, FittedTreeMixin, Range, positive_seconds,
+                                           validate_params)
 from optimaltrees.anytime import ProgressLine
 from optimaltrees.model.summary import FitSummary, objective_tolerance, relative_gap, status_text
 from optimaltrees.search.contree import leaf_result, search_tree
@@ -39,15 +40,17 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
     ----------
     max_depth : int, default=3
         Maximum number of branching nodes on a root-to-leaf path (0 = one leaf).
-    time_limit : float or None, default=None
-        Seconds after which the best tree found so far is returned, with a valid
-        ``lower_bound_``, ``is_optimal_`` False and a ``UserWarning``.  None means
-        no limit.  With a limit, the exhaustive search starts from the greedy
-        tree (every node's best Gini split, the last level exact; milliseconds),
-        so a stopped fit is never worse than it: on the numeric benchmark sets
-        at depth 4 this greedy start then exhaustive search ends with the best
-        or equal-best tree of every order after 60 s (the ``anytime``
-        benchmark), while the anytime orders improve sooner.
+    time_limit : float or None, default=60
+        Seconds for the whole ``fit`` (the default every estimator of the
+        library shares); None: until proven.  At the limit the best tree found
+        so far is returned, with a valid ``lower_bound_``, ``is_optimal_``
+        False and a ``UserWarning``.  With a limit, the exhaustive search
+        starts from the greedy tree (every node's best Gini split, the last
+        level exact; milliseconds), so a stopped fit is never worse than it:
+        on the numeric benchmark sets at depth 4 this greedy start then
+        exhaustive search ends with the best or equal-best tree of every order
+        after 60 s (the ``anytime`` benchmark), while the anytime orders
+        improve sooner.
     max_gap : float, default=0.0
         Allowed suboptimality as a fraction of the number of training samples:
         the objective found is at most the optimum plus ``max_gap * n_samples``.
@@ -233,7 +236,7 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         self,
         max_depth: int = 3,
         *,
-        time_limit: float | None = None,
+        time_limit: float | None = DEFAULT_TIME_LIMIT,
         max_gap: float = 0.0,
         complexity_cost: float = 0.0,
         min_samples_leaf: int = 1,

@@ -14,7 +14,7 @@ from sklearn.utils.validation import check_is_fitted
 from optimaltrees.data.binarize import categorical_encoder, raw_columns
 from optimaltrees.data.validation import (check_class_labels, check_fit_data, check_fit_weights,
                                           check_predict_data, is_missing)
-from optimaltrees.estimators._base import Range, positive_seconds, validate_params
+from optimaltrees.estimators._base import DEFAULT_TIME_LIMIT, Range, positive_seconds, validate_params
 from optimaltrees.model.export import export_diagram_dot, export_diagram_text
 from optimaltrees.search.diagram.heuristic import Settings, node_penalty
 from optimaltrees.search.diagram.skeleton import make_skeleton
@@ -23,8 +23,6 @@ from optimaltrees.search.diagram.solve import SOLVERS, check_solver
 from optimaltrees.search.diagram.train import encode, errors_text, fairness_rates, train_diagram
 
 
-#: default time_limit of a fit, seconds
-DEFAULT_TIME_LIMIT = 10.0
 #: the exact tree searches (starts and bounds): by default this share of the
 #: time limit (EXACT_TREE_SECONDS without one), skeletons up to this depth
 EXACT_TREE_SHARE = 0.3
@@ -92,9 +90,10 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         groups; it stays a feature.
     positive_class : object, default=None
         The favourable label (None: the largest class label).
-    time_limit : float or None, default=10
+    time_limit : float or None, default=60
         Seconds for the whole fit (validation, heuristic, building the MILP,
-        solver, checks); None: until proven (the MILP may then run for
+        solver, checks; the default every estimator of the library shares);
+        None: until proven (the MILP may then run for
         hours: iris on the default skeleton is not proven in minutes).  At
         the limit ``fit`` returns the best diagram known (the heuristic's or
         the exact tree's when the MILP found nothing better), warns

@@ -15,8 +15,8 @@ from sklearn.utils.validation import _num_samples
 from optimaltrees.data.binarize import fit_binarizer
 from optimaltrees.data.validation import (PreparationTimeout, check_class_labels, check_fit_weights,
                                           check_raw_labels, is_missing, preparation_clock)
-from optimaltrees.estimators._base import (FittedTreeMixin, Range, check_integer, positive_seconds,
-                                           validate_params)
+from optimaltrees.estimators._base import (DEFAULT_TIME_LIMIT, FittedTreeMixin, Range, check_integer,
+                                           positive_seconds, validate_params)
 from optimaltrees.model.summary import FitSummary, objective_tolerance, relative_gap, status_text
 from optimaltrees.search.sat import CARDINALITIES, infer, min_errors, prepare
 from optimaltrees.search.sat.problem import refuse_conflicts
@@ -31,8 +31,6 @@ from optimaltrees.search.sat.worker import SearchInterrupted, check_deadline, ru
 
 OBJECTIVES = ("depth", "size", "errors")
 ERRORS_SEARCHES = ("dp", "maxsat")
-#: default time_limit of a fit, seconds
-DEFAULT_TIME_LIMIT = 60.0
 #: seconds between progress reports of a verbose fit
 PROGRESS_EVERY = 0.25
 #: a perfect tree of this depth already has 2^20 leaves in the formula
@@ -113,8 +111,8 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         Cap on the depth (required for ``"errors"``).  When no tree of depth
         <= cap fits the data, ``fit`` raises a ValueError saying so.
     time_limit : float or None, default=60
-        Seconds for the whole ``fit``, counted from its start; None: until
-        proven (the paper's method alone, which may run for hours: DT-depth
+        Seconds for the whole ``fit``, counted from its start (the default
+        every estimator of the library shares); None: until proven (the paper's method alone, which may run for hours: DT-depth
         on a few hundred numeric rows can take minutes).  Binarising and
         reducing the data come first, then the search, which runs in a worker
         process (a SAT call cannot be interrupted mid-call) for the time left -
