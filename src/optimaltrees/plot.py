@@ -24,7 +24,8 @@ from typing import Sequence
 import numpy as np
 
 from optimaltrees.model.diagram import DecisionDiagram
-from optimaltrees.model.export import format_threshold, leaf_counts, split_texts
+from optimaltrees.model.export import format_threshold, leaf_counts, leaf_prediction, split_texts
+from optimaltrees.model.regression_tree import RegressionTree
 from optimaltrees.model.tree import Tree
 from optimaltrees._optional import require
 
@@ -146,9 +147,9 @@ def _tree_texts(tree: Tree, fname, cname, split_labels, sideways: bool) -> dict[
     for node in range(tree.node_count):
         f = int(tree.feature[node])
         if f < 0:
-            label = int(tree.value[node].argmax())
-            rows = leaf_counts(tree, node, " = ", "n").replace("errors", "err")
-            out[node] = (f"class {cname(label)} ({rows})" if sideways else f"class {cname(label)}\n{rows}", True)
+            what = leaf_prediction(tree, node, cname, 4, "value " if isinstance(tree, RegressionTree) else "class ")
+            rows = leaf_counts(tree, node, " = ", "n").replace("errors", "err").replace("squared err", "SSE")
+            out[node] = (f"{what} ({rows})" if sideways else f"{what}\n{rows}", True)
         else:
             out[node] = (split_texts(tree, node, fname(f), None if split_labels is None else split_labels[f])[1],
                          False)
@@ -580,7 +581,7 @@ def plot_model(model, X=None, *, decimals: int = 3, title: str | None = None, ax
     summary = getattr(model, "summary_", None)
     if summary is None:
         raise TypeError(f"cannot draw {type(model).__name__}: fit it first, or pass an optimaltrees model")
-    classes = list(model.classes_)
+    classes = None if getattr(model, "classes_", None) is None else list(model.classes_)   # a regressor has none
     if summary.method == "diagram":
         names = model._names(None)
         flows = None if X is None else model.node_flows(X)

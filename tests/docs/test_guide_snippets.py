@@ -31,8 +31,8 @@ def pages():
 
 def test_pages_have_snippets():
     names = {str(p) for p in pages()}
-    for page in ("index.md", "guide/exact.md", "guide/anytime.md", "guide/sat.md", "guide/diagrams.md",
-                 "guide/data.md", "guide/models.md", "guide/dask.md"):
+    for page in ("index.md", "guide/exact.md", "guide/regression.md", "guide/anytime.md", "guide/sat.md",
+                 "guide/diagrams.md", "guide/data.md", "guide/models.md", "guide/dask.md"):
         assert page in names, f"{page} lost its runnable snippet"
 
 

@@ -8,6 +8,7 @@ scikit-learn's ``validate_data`` so feature names and messages stay standard.
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import time
 
@@ -374,11 +375,25 @@ def check_class_labels(y: np.ndarray) -> None:
             return
         raise ValueError(
             "Unknown label type: continuous. Classification needs discrete labels; "
-            "y has non-integer float values."
+            "y has non-integer float values (for a numeric target use OptimalTreeRegressor)."
         )
     from sklearn.utils.multiclass import check_classification_targets
 
     check_classification_targets(y)
+
+
+#: numeric labels with more distinct values than this look like a quantity, not classes
+MANY_NUMERIC_CLASSES = 50
+
+
+def warn_numeric_classes(y: np.ndarray, n_classes: int, owner: str) -> None:
+    """Warn when numeric labels have so many distinct values that they are
+    more likely a quantity to regress on (a price, an age) than classes:
+    each value would be a class, and the tree would be proven optimal at
+    the wrong task."""
+    if n_classes > MANY_NUMERIC_CLASSES and np.asarray(y).dtype.kind in "iuf":
+        warnings.warn(f"y has {n_classes} distinct numeric values and {owner} treats each as a class; "
+                      "for a numeric target use OptimalTreeRegressor", UserWarning, stacklevel=3)
 
 
 def check_integer(name: str, value, *, low: int | None = None, allow_none: bool = False) -> None:

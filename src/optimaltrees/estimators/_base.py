@@ -9,6 +9,7 @@ from numbers import Real
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, make_constraint, validate_parameter_constraints
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted
 
 from optimaltrees.data.validation import check_integer  # noqa: F401  (re-exported to the estimators)
@@ -19,12 +20,20 @@ class FittedTreeMixin:
     """predict / predict_proba / apply / decision_path / export_text / export_dot /
     get_depth / get_n_leaves / feature_importances_, as scikit-learn's trees."""
 
+    #: class probabilities exist (a regressor has none: ``predict_proba`` is then absent)
+    _predicts_classes = True
+
     def _tree_input(self, X) -> np.ndarray:
         raise NotImplementedError
 
     def _export_labels(self, decimals: int, feature_names) -> dict:
         names = feature_names if feature_names is not None else getattr(self, "feature_names_in_", None)
         return {"feature_names": None if names is None else list(names)}
+
+    def _class_names(self) -> list | None:
+        """The class labels a leaf prints (None for a regressor)."""
+        classes = getattr(self, "classes_", None)
+        return None if classes is None else list(classes)
 
     def _validated(self, X) -> np.ndarray:
         check_is_fitted(self, "tree_")
@@ -46,6 +55,7 @@ class FittedTreeMixin:
         X = self._validated(X)
         return self.classes_[self.tree_.predict(X)]
 
+    @available_if(lambda est: est._predicts_classes)
     def predict_proba(self, X) -> np.ndarray:
         """Predict class probabilities: the training class frequencies of each row's leaf.
 
@@ -67,6 +77,7 @@ class FittedTreeMixin:
         X = self._validated(X)
         return self.tree_.predict_proba(X)
 
+    @available_if(lambda est: est._predicts_classes)
     def predict_log_proba(self, X) -> np.ndarray:
         """Predict the logarithm of the class probabilities.
 
@@ -159,7 +170,7 @@ class FittedTreeMixin:
             (class, training rows and errors).
         """
         labels = self._labels(decimals, feature_names)
-        return export_text(self.tree_, class_names=list(self.classes_), decimals=decimals, **labels)
+        return export_text(self.tree_, class_names=self._class_names(), decimals=decimals, **labels)
 
     def export_dot(self, decimals: int = 4, feature_names=None) -> str:
         """Return Graphviz DOT source of the fitted tree, labelled as :meth:`export_text`.
@@ -177,7 +188,7 @@ class FittedTreeMixin:
             A ``digraph`` for Graphviz's ``dot``.
         """
         labels = self._labels(decimals, feature_names)
-        return export_tree_dot(self.tree_, class_names=list(self.classes_), decimals=decimals, **labels)
+        return export_tree_dot(self.tree_, class_names=self._class_names(), decimals=decimals, **labels)
 
     def get_depth(self) -> int:
         """Return the depth of the fitted tree.

@@ -14,7 +14,8 @@ from sklearn.utils.validation import _num_samples
 
 from optimaltrees.data.binarize import categorical_encoder
 from optimaltrees.data.validation import (PreparationTimeout, check_class_labels, check_fit_data,
-                                          check_fit_weights, check_predict_data, preparation_clock)
+                                          check_fit_weights, check_predict_data, preparation_clock,
+                                          warn_numeric_classes)
 from optimaltrees.estimators._base import (DEFAULT_TIME_LIMIT, FittedTreeMixin, Range, positive_seconds,
                                            validate_params)
 from optimaltrees.anytime import ProgressLine
@@ -348,6 +349,7 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
             raise TypeError(f"class labels must be mutually comparable (sortable): {exc}") from None
         y_index = y_index.reshape(-1)
         self.n_classes_ = len(self.classes_)
+        warn_numeric_classes(self.classes_, self.n_classes_, type(self).__name__)
         weight = check_fit_weights(sample_weight, self.class_weight, y_index, self.classes_)
         # unit weights are the unweighted problem: the same search (and so the
         # same tree among equal optima) on the faster unweighted paths; the

@@ -13,6 +13,7 @@ from typing import Sequence
 import numpy as np
 
 from optimaltrees.data.thresholds import format_threshold
+from optimaltrees.model.regression_tree import RegressionTree
 from optimaltrees.model.tree import Tree
 
 __all__ = ["export_diagram_dot", "export_diagram_text", "export_text", "export_tree_dot", "format_threshold"]
@@ -65,7 +66,7 @@ def export_text(
     lines: list[str] = []
 
     def leaf_line(node: int, indent: str) -> str:
-        return f"{indent}class: {cname(int(tree.value[node].argmax()))}  ({leaf_counts(tree, node, '=')})"
+        return f"{indent}{leaf_prediction(tree, node, cname, decimals)}  ({leaf_counts(tree, node, '=')})"
 
     # depth-first with an explicit stack: a deep (chain) tree cannot exhaust
     # Python's recursion limit; entries are a node to expand or a line to emit
@@ -214,9 +215,22 @@ def split_texts(tree: Tree, node: int, name: str, labels: tuple[str, str] | None
             else (left, f"{right} or missing"))
 
 
+def leaf_prediction(tree: Tree, node: int, cname, decimals: int, prefix: str | None = None) -> str:
+    """What a leaf predicts: ``class: setosa``, or a regression tree's
+    ``value: 12.34`` (its mean, to ``decimals`` significant digits at least 6)."""
+    if isinstance(tree, RegressionTree):
+        return f"{'value: ' if prefix is None else prefix}{float(tree.value[node, 0]):.{max(decimals, 6)}g}"
+    return f"{'class: ' if prefix is None else prefix}{cname(int(tree.value[node].argmax()))}"
+
+
 def leaf_counts(tree: Tree, node: int, eq: str, rows: str = "samples") -> str:
     """A leaf's rows and errors, or its weight and misclassified weight when
-    the tree was fitted with sample weights."""
+    the tree was fitted with sample weights; a regression leaf's rows (and
+    weight) and squared error."""
+    if isinstance(tree, RegressionTree):
+        weight = f", weight{eq}{float(tree.node_weight[node]):.6g}" if tree.weighted else ""
+        return (f"{rows}{eq}{int(tree.node_samples[node])}{weight}, "
+                f"squared error{eq}{float(tree.node_sse[node]):.6g}")
     counts = tree.value[node]
     total, top = float(counts.sum()), float(counts.max())
     if tree.weighted:
@@ -235,7 +249,8 @@ def export_tree_dot(tree: Tree, feature_names: Sequence[str] | None = None,
     for node in range(tree.node_count):
         f = int(tree.feature[node])
         if f < 0:
-            label = f"{dot_escape(cname(int(tree.value[node].argmax())))}\\n{leaf_counts(tree, node, ' = ', 'n')}"
+            label = (f"{dot_escape(leaf_prediction(tree, node, cname, decimals, ''))}\\n"
+                     f"{leaf_counts(tree, node, ' = ', 'n')}")
             out.append(f'  n{node} [shape=ellipse, style=filled, fillcolor="#eeeeee", label="{label}"];')
             continue
         text = split_texts(tree, node, fname(f), None if split_labels is None else split_labels[f])[1]

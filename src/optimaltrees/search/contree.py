@@ -231,8 +231,8 @@ def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
                          schedule=schedule, callback=callback, progress_every=progress_every,
                          clock_start=start, trace_trees=trace_trees, greedy_start=greedy_start,
                          max_bins=max_bins, cluster=cluster)
-        result.tree = tree_on_inputs(result.tree, nan_columns, X, y_index, n_classes, weight)
-        result.trace_trees = [tree_on_inputs(t, nan_columns, X, y_index, n_classes, weight)
+        result.tree = tree_on_inputs(result.tree, nan_columns, X, _TreeArrays(y_index, n_classes, weight))
+        result.trace_trees = [tree_on_inputs(t, nan_columns, X, _TreeArrays(y_index, n_classes, weight))
                               for t in result.trace_trees]
         result.stats["features_with_missing_values"] = int(np.count_nonzero(nan_columns.side == MISSING_LEFT))
         return result
@@ -474,13 +474,13 @@ class _OutOfTime(Exception):
     """The time limit passed while the search was being prepared."""
 
 
-def tree_on_inputs(tree: Tree, cols: MissingColumns, X: np.ndarray, y_index: np.ndarray,
-                   n_classes: int, weight: np.ndarray | None = None) -> Tree:
+def tree_on_inputs(tree: Tree, cols: MissingColumns, X: np.ndarray, out) -> Tree:
     """A tree found on the engine columns of :func:`missing_columns`, in the
     input's features: a rank threshold becomes the midpoint of the node's
     neighbouring present values (as for any split), the column says where
-    missing values go, and the counts are the input rows routed again."""
-    out = _TreeArrays(y_index, n_classes, weight)
+    missing values go, and each node's statistics are the input rows routed
+    again, into ``out`` (the objective's node arrays: :class:`_TreeArrays`
+    for classes)."""
 
     def emit(node: int, rows: np.ndarray) -> int:
         idx = out.add(rows)

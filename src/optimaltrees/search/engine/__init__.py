@@ -3,7 +3,9 @@
 - ``_common.pxd``: types, constants, inline helpers;
 - ``_control``: run control (time limit, Ctrl-C, hook, threads sharing a root);
 - ``_layout_base``: what every data layout holds (sizes, class counts);
-- ``_sorted`` / ``_bitset``: the two data layouts (``_layout.pxd`` fuses them);
+- ``_sorted`` / ``_bitset``: the two data layouts of classification, and
+  ``_squared`` the layout of squared error (``_layout.pxd`` fuses them; a
+  layout carries its objective, whose helpers are in ``_objective.pxd``);
 - ``_intervals.pxd``: ConTree's threshold-interval pruning;
 - ``_rules``: the anytime strategies' rules;
 - ``_core``: the DP / branch-and-bound search, written once over the layouts.
@@ -21,9 +23,10 @@ from optimaltrees.search.engine._control import SharedRoot
 from optimaltrees.search.engine._core import Engine, SolveOutcome
 from optimaltrees.search.engine._rules import RULES
 from optimaltrees.search.engine._sorted import SortedLayout
+from optimaltrees.search.engine._squared import SquaredErrorLayout
 
 __all__ = ["BitsetLayout", "Engine", "RULES", "SharedRoot", "SolveOutcome", "SortedLayout",
-           "build_engine"]
+           "SquaredErrorLayout", "build_engine"]
 
 
 def build_engine(order: np.ndarray, rank: np.ndarray, y: np.ndarray, n_classes: int, max_depth: int,

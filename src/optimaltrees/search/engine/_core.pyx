@@ -28,8 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from optimaltrees.search.engine._common cimport (
-    CACHE_ENTRY_BYTES, EPS, FREE, LEAF, Cand, Node, Split1, TNode, class_floor, leaf_errors, now,
-    total_weight)
+    CACHE_ENTRY_BYTES, EPS, FREE, LEAF, Cand, Node, Split1, TNode, now)
 from optimaltrees.search.engine._control cimport (
     RootShare, RunControl, SharedRoot, share_claim, share_lock, share_offer, share_ub, share_unlock)
 from optimaltrees.search.engine._intervals cimport (
@@ -41,6 +40,7 @@ from optimaltrees.search.engine._rules cimport (
     CAND_SKIP, CAND_TRY, NODE_CUT, NODE_SEARCH, RULE_NONE, RuleState)
 from optimaltrees.search.engine._sorted cimport SortedLayout
 from optimaltrees.search.engine._bitset cimport BitsetLayout
+from optimaltrees.search.engine._squared cimport SquaredErrorLayout
 
 cimport cython
 
@@ -190,7 +190,7 @@ cdef class Engine:
         """``memory_limit_mb``: INFINITY for none.  ``depth_words``: 64
         random integers that make a set's cache key differ per depth."""
         cdef int lvl, levels = max(max_depth, 1) + 1
-        if not isinstance(layout, (SortedLayout, BitsetLayout)):
+        if not isinstance(layout, (SortedLayout, BitsetLayout, SquaredErrorLayout)):
             raise TypeError(f"unknown data layout {type(layout).__name__}")
         if depth_words is None or depth_words.shape[0] < 64:
             raise ValueError("depth_words must hold 64 random integers")
@@ -336,10 +336,15 @@ cdef class Engine:
         # the one place the layout is chosen: each call runs a core compiled for it
         cdef BitsetLayout bitset
         cdef SortedLayout sorted_
+        cdef SquaredErrorLayout squared
         if isinstance(self.layout, BitsetLayout):
             bitset = <BitsetLayout>self.layout
             with nogil:
                 res = self._solve_root(bitset, upper_bound, spent)
+        elif isinstance(self.layout, SquaredErrorLayout):
+            squared = <SquaredErrorLayout>self.layout
+            with nogil:
+                res = self._solve_root(squared, upper_bound, spent)
         else:
             sorted_ = <SortedLayout>self.layout
             with nogil:
@@ -549,7 +554,7 @@ cdef class Engine:
         cdef Node root
         cdef Result res
         if self.max_depth == 0:
-            res.val = leaf_errors(lay.root_counts.data(), self.K)
+            res.val = lay.leaf_cost(lay.root_counts.data())
             res.lb = res.val
             res.tree = LEAF
             return res
@@ -569,7 +574,7 @@ cdef class Engine:
         cdef Result res
         cdef int nn = node.size
         cdef uint64_t h2 = node.h2
-        cdef double leaf = leaf_errors(node.counts, self.K)
+        cdef double leaf = lay.leaf_cost(node.counts)
         cdef double known_lb, best_val, node_lb, floor_lb
         cdef int32_t best_tree = LEAF
         cdef uint64_t key
@@ -607,7 +612,7 @@ cdef class Engine:
                     best_val = entry.val
                     best_tree = entry.tree
         # more classes than leaves: the lightest classes are errors in any split tree
-        floor_lb = class_floor(node.counts, self.K, depth) + self.cost
+        floor_lb = lay.node_floor(node.counts, depth) + self.cost
         if floor_lb > leaf:
             floor_lb = leaf
         if floor_lb > known_lb:
@@ -647,7 +652,7 @@ cdef class Engine:
                                        &best_val, &best_tree, FREE)
         else:
             # the rules read error rates and Gini gains per unit of the node's weight
-            action = self.rules.node_action(depth, &spent, best_val, total_weight(node.counts, self.K))
+            action = self.rules.node_action(depth, &spent, best_val, lay.node_weight(node.counts))
             if action == NODE_CUT:
                 res.lb = known_lb
                 res.val = best_val
@@ -694,13 +699,13 @@ cdef class Engine:
         self.floors_on[level] = self.thr_floors[level].size() > 0 and _floors_bite(self.K, depth)
         if not self.floors_on[level]:
             return False
-        self.floor_gate[level] = class_floor(node.counts, self.K, depth - 1) + self.cost
+        self.floor_gate[level] = lay.node_floor(node.counts, depth - 1) + self.cost
         for f in range(self.p):
             v = lay.split_floor(node, f, depth - 1, NULL, 0, NULL) + self.cost
             out[f] = v
             if v < least:
                 least = v
-        leaf = leaf_errors(node.counts, self.K)
+        leaf = lay.leaf_cost(node.counts)
         if leaf < least:
             least = leaf
         if least > known_lb[0]:
@@ -1024,7 +1029,7 @@ cdef class Engine:
         updated state.  A result that skipped candidates proves nothing new:
         its lower bound stays ``known_lb``, so no restart trusts it as exact."""
         cdef int nn = node.size, r, a, b, total, limit, verdict
-        cdef double weight = total_weight(node.counts, self.K)
+        cdef double weight = lay.node_weight(node.counts)
         cdef double cost = self.cost
         cdef double best_val = best_val_io[0], ub, bound, bound_b, lb_w, val_w, all_lb = INFINITY
         cdef double child_spent, best_score

@@ -1,5 +1,7 @@
 # cython: language_level=3
 """The data layouts the search core is written over, as one fused type.
+A layout carries its objective: misclassification for the sorted and bitset
+layouts, squared error for ``SquaredErrorLayout``.
 
 Every layout is a final extension type that extends ``DataLayout``
 (``_layout_base.pxd``: sizes, costs, class counts) with the same C methods
@@ -7,6 +9,9 @@ Every layout is a final extension type that extends ``DataLayout``
 never branches on which layout it runs over.
 
     init_root(root)                     the whole training set as a Node
+    leaf_cost(counts)                   the objective of one leaf over a node's statistics
+    node_floor(counts, d)               what every tree of depth d costs there at least (0: no floor)
+    node_weight(counts)                 the node's weight (its rows when unweighted)
     gini_split(node, f, &score, &pos)   feature f's best Gini split (pos: left size)
     split_floor(node, f, d, P, m, out)  feature f's class floor: the least over its splits of
                                         both children's rows outside the 2^d classes their
@@ -35,7 +40,9 @@ never branches on which layout it runs over.
 """
 from optimaltrees.search.engine._sorted cimport SortedLayout
 from optimaltrees.search.engine._bitset cimport BitsetLayout
+from optimaltrees.search.engine._squared cimport SquaredErrorLayout
 
 ctypedef fused Layout:
     SortedLayout
     BitsetLayout
+    SquaredErrorLayout

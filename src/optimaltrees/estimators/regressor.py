@@ -1,0 +1,321 @@
+"""``OptimalTreeRegressor``: exact optimal regression trees (squared error) as a scikit-learn estimator."""
+from __future__ import annotations
+
+import time
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.validation import _num_samples, column_or_1d
+
+from optimaltrees.data.binarize import categorical_encoder
+from optimaltrees.data.validation import PreparationTimeout, check_fit_data, check_predict_data, preparation_clock
+from optimaltrees.estimators._base import (DEFAULT_TIME_LIMIT, FittedTreeMixin, Range, positive_seconds,
+                                           validate_params)
+from optimaltrees.model.summary import FitSummary, relative_gap, status_text
+from optimaltrees.search.regression import scale_targets, search_regression_tree
+
+#: deeper searches need per-level buffers of n * p entries (as the classifier's)
+MAX_SUPPORTED_DEPTH = 30
+#: the engine's tolerance, as a share of the total squared error: objectives
+#: this close are equal, and a bound this close to the objective proves it
+TOLERANCE = 1e-9
+
+
+class OptimalTreeRegressor(FittedTreeMixin, RegressorMixin, BaseEstimator):
+    """Regression tree with the least squared error among all trees of bounded depth.
+
+    The classifier's search (dynamic programming with branch-and-bound over
+    every threshold of every numeric feature) over the sum of squared errors
+    of leaves that predict their rows' mean.  It returns a tree with a proof:
+    ``lower_bound_`` bounds the optimum from below, and ``is_optimal_`` is
+    True when the tree's objective meets it.  No binarisation: every
+    threshold between two consecutive training values is considered.
+
+    Parameters
+    ----------
+    max_depth : int, default=3
+        Maximum number of branching nodes on a root-to-leaf path (0 = one leaf).
+    time_limit : float or None, default=60
+        Seconds for the whole ``fit`` (the default every estimator of the
+        library shares); None: until proven.  At the limit the best tree found
+        so far is returned, with a valid ``lower_bound_``, ``is_optimal_``
+        False and a ``UserWarning``; with a limit the search starts from the
+        greedy tree, so the answer is never worse than it.
+    max_gap : float, default=0.0
+        Allowed suboptimality as a share of the total squared error (SST, the
+        root leaf's): the tree's objective is at most the optimum plus
+        ``max_gap * SST``.  0 asks for a proven optimum.
+    complexity_cost : float, default=0.0
+        Cost of each branching node as a share of SST: the objective becomes
+        squared error + ``complexity_cost * SST * branches``, so a split must
+        buy at least that much R^2.  Scale-free, as the classifier's.
+    min_samples_leaf : int, default=1
+        Every leaf must hold at least this many training rows.
+    memory_limit : float or None, default=None
+        Megabytes for the search's buffers, node pool and cache (None: no limit).
+    categorical_features : "from_dtype", array-like or None, default="from_dtype"
+        Which columns are categories, as in :class:`OptimalTreeClassifier`:
+        each becomes one equality test per value, searched exactly.
+
+    Attributes
+    ----------
+    tree_ : RegressionTree
+        The fitted tree; each node's ``value`` is its rows' (weighted) mean.
+    train_error_ : float
+        The tree's (weighted) sum of squared errors on the training data.
+    objective_ : float
+        ``train_error_ + complexity_cost * SST * tree_.n_branch_nodes``.
+    lower_bound_ : float
+        A proven lower bound on the optimal objective.
+    gap_ : float
+        ``(objective_ - lower_bound_) / objective_`` (0 when proven).
+    is_optimal_ : bool
+        The objective meets the bound (within a share 1e-9 of SST).
+    timed_out_ : bool
+        ``time_limit`` stopped the search before its proof.
+    interrupted_ : bool
+        Ctrl-C stopped the search (the best tree so far is kept).
+    total_sse_ : float
+        SST: the training targets' squared error around their mean.
+    summary_ : FitSummary
+        The objective, bound and status in one record.
+    n_features_in_ : int
+        Number of columns seen in ``fit``.
+    feature_names_in_ : ndarray of str
+        Column names, when ``X`` was a DataFrame with string names.
+
+    See Also
+    --------
+    OptimalTreeClassifier : The same search over misclassifications.
+
+    Notes
+    -----
+    Targets are centred and scaled before the search, and weights scaled to
+    a mean of one, so the result does not depend on the targets' units.
+    Targets whose squared error overflows a double (targets spread over
+    more than about 1e150) are refused: rescale them.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from optimaltrees import OptimalTreeRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> reg = OptimalTreeRegressor(max_depth=2).fit(X, y)
+    >>> reg.is_optimal_, round(reg.train_error_)
+    (True, 1477077)
+    """
+
+    def __init__(self, max_depth: int = 3, *, time_limit: float | None = DEFAULT_TIME_LIMIT,
+                 max_gap: float = 0.0, complexity_cost: float = 0.0, min_samples_leaf: int = 1,
+                 memory_limit: float | None = None, categorical_features="from_dtype") -> None:
+        self.max_depth = max_depth
+        self.time_limit = time_limit
+        self.max_gap = max_gap
+        self.complexity_cost = complexity_cost
+        self.min_samples_leaf = min_samples_leaf
+        self.memory_limit = memory_limit
+        self.categorical_features = categorical_features
+
+    _parameter_constraints = {
+        "max_depth": [Range(Integral, 0, MAX_SUPPORTED_DEPTH, closed="both")],
+        "time_limit": positive_seconds(),
+        "max_gap": [Range(Real, 0, 1, closed="both")],
+        "complexity_cost": [Range(Real, 0, 1, closed="both")],
+        "min_samples_leaf": [Range(Integral, 1, None, closed="left")],
+        "memory_limit": [Range(Real, 0, np.inf, closed="neither"), None],
+        "categorical_features": [StrOptions({"from_dtype"}), "array-like", None],
+    }
+
+    _predicts_classes = False
+
+    def _check_param_combinations(self) -> None:
+        """Every parameter stands alone."""
+
+    def fit(self, X, y, sample_weight=None) -> "OptimalTreeRegressor":
+        """Search for the optimal regression tree on (X, y).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Numeric and categorical columns; missing values (NaN) are
+            searched: each split also chooses the side of the missing rows.
+        y : array-like of shape (n_samples,)
+            Finite numeric targets.
+        sample_weight : array-like of shape (n_samples,) or None, default=None
+            One weight >= 0 per row (None: 1 each): the objective becomes the
+            weighted squared error around weighted means.
+
+        Returns
+        -------
+        OptimalTreeRegressor
+            The fitted estimator.
+        """
+        start = time.perf_counter()
+        validate_params(self)
+        checkpoint = preparation_clock(None if self.time_limit is None else start + self.time_limit)
+        encoder = categorical_encoder(X, self.categorical_features, type(self).__name__, checkpoint=checkpoint)
+        if encoder is not None and encoder.stopped_ is None:
+            try:
+                X = encoder.transform(X, owner=type(self).__name__, checkpoint=checkpoint)
+            except PreparationTimeout:
+                encoder.stopped_ = "time"
+        if encoder is not None and encoder.stopped_ is not None:
+            X = np.zeros((_num_samples(X), encoder.n_tests_))
+        self.encoder_ = encoder
+        y = check_targets(y)
+        X, y = check_fit_data(self, X, y, allow_nan=True)
+        if encoder is not None:
+            self.n_features_in_ = encoder.n_features_in_
+            if encoder.feature_names_in_ is not None:
+                self.feature_names_in_ = np.asarray(encoder.feature_names_in_, dtype=object)
+        weight = check_sample_weight(sample_weight, len(y))
+        kept = slice(None) if weight is None else weight > 0
+        sst = scale_targets(y[kept], None if weight is None else weight[kept]).total_sse
+        self.total_sse_ = sst
+        result = search_regression_tree(
+            X, y, int(self.max_depth),
+            node_cost=float(self.complexity_cost) * sst,
+            max_gap=float(self.max_gap) * sst,
+            min_samples_leaf=int(min(self.min_samples_leaf, X.shape[0])),
+            time_limit=0.0 if encoder is not None and encoder.stopped_ is not None else self.time_limit,
+            memory_limit_mb=self.memory_limit,
+            sample_weight=weight,
+            clock_start=start)
+        tree = result.tree
+        errors = tree.squared_error()
+        objective = errors + float(self.complexity_cost) * sst * tree.n_branch_nodes
+        tolerance = TOLERANCE * sst
+        if abs(objective - result.objective) > tolerance:
+            raise RuntimeError(f"internal error: search reported objective {result.objective}, "
+                               f"its tree scores {objective}")
+        self.tree_ = tree
+        self.train_error_ = errors
+        self.objective_ = objective
+        self.lower_bound_ = min(max(result.lower_bound, 0.0), objective)
+        self.timed_out_ = result.timed_out
+        self.interrupted_ = result.interrupted
+        if result.interrupted:
+            warnings.warn("search interrupted (Ctrl-C): returning the best tree found so far, "
+                          "not proven optimal", RuntimeWarning, stacklevel=2)
+        stopped = result.timed_out or result.interrupted
+        self.is_optimal_ = (not stopped) and objective - self.lower_bound_ <= tolerance
+        if self.is_optimal_:
+            self.lower_bound_ = objective
+        self.gap_ = relative_gap(objective, self.lower_bound_)
+        if result.timed_out:
+            why = "the search stopped early" if self.time_limit is None else f"time_limit={self.time_limit:g} s reached"
+            warnings.warn(f"{why}: returning the best tree found (squared error {errors:.6g}), not proven "
+                          f"optimal; lower bound {self.lower_bound_:.6g}, gap {self.gap_:.2%}",
+                          UserWarning, stacklevel=2)
+        self.fit_time_ = time.perf_counter() - start
+        self.stats_ = result.stats
+        self.trace_ = result.trace
+        self.summary_ = FitSummary(
+            method="tree",
+            objective_name="squared error + node cost" if self.complexity_cost else "squared error",
+            objective=float(objective), lower_bound=float(self.lower_bound_), gap=self.gap_,
+            proven=bool(self.is_optimal_), timed_out=bool(self.timed_out_), interrupted=bool(self.interrupted_),
+            memory_out=False, stopped=False, fit_seconds=self.fit_time_,
+            status=status_text(bool(self.is_optimal_), timed_out=bool(self.timed_out_),
+                               interrupted=bool(self.interrupted_), memory_out=False, stopped=False))
+        return self
+
+    def predict(self, X) -> np.ndarray:
+        """Predict each row's target: the mean training target of its leaf.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows with the columns the model was fitted on.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The (weighted) mean training target of each row's leaf.
+        """
+        X = self._validated(X)
+        return self.tree_.predict(X)
+
+    def score(self, X, y, sample_weight=None) -> float:
+        """Return the coefficient of determination R^2 of ``predict(X)`` against ``y``.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Rows with the columns the model was fitted on.
+        y : array-like of shape (n_samples,)
+            True targets.
+        sample_weight : array-like of shape (n_samples,) or None, default=None
+            Row weights.
+
+        Returns
+        -------
+        float
+            1 - (squared error) / (squared error of predicting the mean of ``y``).
+        """
+        return super().score(X, y, sample_weight=sample_weight)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True       # missing values are searched, not imputed
+        return tags
+
+    def _tree_input(self, X) -> np.ndarray:
+        encoder = getattr(self, "encoder_", None)
+        if encoder is not None:
+            return encoder.transform(X, owner=type(self).__name__)
+        return check_predict_data(self, X, allow_nan=True)
+
+    def _export_labels(self, decimals: int, feature_names) -> dict:
+        encoder = getattr(self, "encoder_", None)
+        if encoder is None:
+            return super()._export_labels(decimals, feature_names)
+        return {"split_labels": encoder.test_labels(decimals, feature_names),
+                "feature_names": encoder.test_names(feature_names)}
+
+
+def check_targets(y) -> np.ndarray:
+    """Regression targets as finite float64, or a ValueError naming the problem
+    (text, NaN or infinite targets, with the rows)."""
+    if y is None:
+        raise ValueError("OptimalTreeRegressor requires y to be passed, but the target y is None")
+    arr = np.asarray(y)
+    if arr.dtype.kind == "c":
+        raise ValueError("Complex data not supported: OptimalTreeRegressor needs real targets")
+    if arr.dtype.kind not in "iuf":
+        try:
+            arr = np.asarray(y, dtype=np.float64)
+        except (TypeError, ValueError):
+            raise ValueError("OptimalTreeRegressor needs numeric targets; for class labels use "
+                             "OptimalTreeClassifier") from None
+    arr = column_or_1d(np.asarray(arr, dtype=np.float64), warn=True)
+    bad = np.flatnonzero(~np.isfinite(arr))
+    if len(bad):
+        what = "missing (NaN)" if np.isnan(arr[bad[0]]) else "infinite"
+        raise ValueError(f"y has {len(bad)} target(s) that are NaN or infinite, the first {what}, at row(s) "
+                         f"{bad[:10].tolist()}{' ...' if len(bad) > 10 else ''}: drop those rows")
+    return arr
+
+
+def check_sample_weight(sample_weight, n: int) -> np.ndarray | None:
+    """One finite weight >= 0 per row (a number: the same for all), not all 0; None for none."""
+    if sample_weight is None:
+        return None
+    try:
+        w = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("sample_weight must be numbers") from None
+    if w.ndim == 0:
+        w = np.full(n, float(w))
+    if w.shape != (n,):
+        raise ValueError(f"sample_weight has shape {w.shape}, expected ({n},)")
+    if not np.all(np.isfinite(w)) or np.any(w < 0):
+        raise ValueError("sample_weight must be finite and >= 0")
+    if not np.any(w > 0):
+        raise ValueError("every sample weight is zero: nothing to fit")
+    if np.all(w == 1.0):
+        return None
+    return w

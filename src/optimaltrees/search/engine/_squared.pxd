@@ -1,0 +1,57 @@
+# cython: language_level=3
+"""The squared-error layout: numeric rows with real targets, for regression
+trees.  As the sorted layout, every feature's stable sorted order of
+(instance, value rank); a node's statistics (``Node.counts``) are the three
+sums (weight, weighted target, weighted squared target) from which a leaf's
+squared error around its mean follows (:func:`_objective.sse_leaf`)."""
+from libc.stdint cimport int32_t, uint8_t, uint64_t
+from libcpp.vector cimport vector
+
+from optimaltrees.search.engine._layout_base cimport DataLayout
+from optimaltrees.search.engine._common cimport Cand, Elem, Node, Split1
+
+cimport cython
+
+
+@cython.final
+cdef class SquaredErrorLayout(DataLayout):
+    cdef vector[Elem] root                 # [f * n + k]: feature f's k-th instance in value order (label unused)
+    cdef vector[vector[Elem]] children     # per level: left child's orders, then the right's
+    cdef vector[vector[double]] cnt_left   # per level: left child's three sums
+    cdef vector[vector[double]] cnt_right  # per level: right child's three sums
+    cdef vector[double] row_stats          # [3 * instance + j]: the row's weight, weight x target, weight x target^2
+    cdef vector[double] target             # [instance]: the row's target (the engine's scaled units)
+    cdef vector[uint8_t] flag              # [instance]: 1 if it goes left in the split being applied
+    cdef vector[uint64_t] rnd1, rnd2       # [instance]: random words whose sum / xor hash a set
+    cdef vector[double] scan               # depth-two scratch: per side the three totals, then the prefix sums
+
+    cdef void init_root(self, Node* root) noexcept nogil
+    cdef double leaf_cost(self, double* counts) noexcept nogil
+    cdef double node_floor(self, double* counts, int depth) noexcept nogil
+    cdef double node_weight(self, double* counts) noexcept nogil
+    cdef double lipschitz(self, Node* node) noexcept nogil
+    cdef void gini_split(self, Node* node, int f, double* score, int32_t* pos) noexcept nogil
+    cdef double split_floor(self, Node* node, int f, int child_depth, int32_t* P, int m,
+                            double* out) noexcept nogil
+    cdef int thresholds(self, Node* node, int f, int32_t* P, double* D) noexcept nogil
+    cdef void split_ranks(self, Node* node, int f, int pos, int32_t* lo, int32_t* hi) noexcept nogil
+    cdef int rank_position(self, Node* node, int f, int32_t rank) noexcept nogil
+    cdef void partition(self, int level, Node* node, int f, int pos, Node* out) noexcept nogil
+    cdef void candidates(self, Node* node, int f, vector[Cand]* out) noexcept nogil
+    cdef bint solves_whole(self, Node* node, int depth) noexcept nogil
+    cdef bint solve_exact(self, Node* node, int depth, double* best_val, Split1* root,
+                          Split1* sides) noexcept nogil
+    cdef void children_depth_one(self, int level, Node* node, int f, int pos, int ml,
+                                 Split1* left, Split1* right) noexcept nogil
+    cdef bint similarity_prune(self, Node* node, int depth, double ub, double* known_lb) noexcept nogil
+    cdef void remember(self, Node* node, int depth, double lb) noexcept nogil
+    cdef void hint_sibling(self, Node* parent, int depth, Node* second, Node* first) noexcept nogil
+    cdef void clear_hint(self) noexcept nogil
+    cdef bint pair_children(self, int level, Node* parent, int f, int pos, Node* out) noexcept nogil
+    cdef bint sweep_due(self, Node* node, int evaluated) noexcept nogil
+    cdef bint sweep_start(self, Node* node, int f1, int32_t* P, int i, int j) noexcept nogil
+    cdef void sweep_feature(self, Node* node, int f1, int f2, int32_t* P, int i, int j) noexcept nogil
+    cdef double sweep_value(self, Node* node, int32_t* P, int i, int w) noexcept nogil
+    cdef size_t memory_bytes(self) noexcept nogil
+    cdef void _depth_one(self, Elem* data, int nn, int f1, int pos, Split1* bl, Split1* br,
+                         int ml) noexcept nogil

@@ -1,0 +1,418 @@
+# distutils: language = c++
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+# cython: initializedcheck=False, nonecheck=False
+"""Squared-error layout: partition, thresholds and the exact depth-one
+subtrees of both children of a split, for regression trees.
+
+The search's bounds need two facts of an objective (``_intervals.pxd``):
+adding rows never lowers a subproblem's optimum (a tree of the larger set,
+restricted to the smaller, is no worse there), and moving rows of weight k
+changes it by at most k times a constant.  For squared error that constant
+is the square of the node's target range: a row of weight w added to a leaf
+of weight W and mean m raises its error by w W / (W + w) (y - m)^2, at most
+w (max y - min y)^2.  :meth:`thresholds` measures distances in that unit.
+"""
+from libc.stdint cimport int64_t
+from libc.string cimport memset
+from libc.math cimport INFINITY
+
+from optimaltrees.search.engine._common cimport EPS, prefetch
+from optimaltrees.search.engine._objective cimport SSE_STATS, sse_leaf, sse_part, sse_rest
+
+# rows looked ahead when a random access follows (as in the sorted layout)
+cdef enum:
+    AHEAD = 8
+
+
+cdef class SquaredErrorLayout(DataLayout):
+    """Every feature's sorted order over rows with real targets."""
+
+    def __init__(self, int32_t[:, ::1] order, int32_t[:, ::1] rank, double[::1] y, int max_depth,
+                 double cost, int min_leaf, int64_t[:, ::1] random_words, double[::1] weights=None):
+        """order[f, k]: id of the k-th instance sorted by feature f (stable);
+        rank[f, i]: unique-value rank of instance i on feature f; y: finite
+        targets (centred and scaled by the caller, so that sums stay well
+        within a double's precision); random_words: (2, >= n) random integers
+        for the set hashes; weights: each row's weight (finite, > 0), or None
+        for 1 each."""
+        cdef int f, k, i, lvl, levels = max(max_depth, 1) + 1
+        cdef int n = order.shape[1]
+        cdef double w
+        cdef Elem e
+        if y.shape[0] != n:
+            raise ValueError(f"{y.shape[0]} targets for {n} rows")
+        if weights is not None and weights.shape[0] != n:
+            raise ValueError(f"{weights.shape[0]} weights for {n} rows")
+        self.init_sizes(n, order.shape[0], SSE_STATS, min_leaf, cost, 1, np_zeros(n))
+        self.has_floors = False
+        self.row_stats.resize(<size_t>SSE_STATS * n)
+        self.target.resize(n)
+        self.root_counts.assign(SSE_STATS, 0.0)
+        for i in range(n):
+            w = 1.0 if weights is None else weights[i]
+            if not (w > 0.0 and w < INFINITY):
+                raise ValueError(f"row {i}'s weight {w} is not finite and positive")
+            if not (-INFINITY < y[i] < INFINITY):
+                raise ValueError(f"row {i}'s target {y[i]} is not finite")
+            self.target[i] = y[i]
+            self.row_stats[3 * i] = w
+            self.row_stats[3 * i + 1] = w * y[i]
+            self.row_stats[3 * i + 2] = w * y[i] * y[i]
+            self.root_counts[0] += w
+            self.root_counts[1] += w * y[i]
+            self.root_counts[2] += w * y[i] * y[i]
+        self.root.resize(<size_t>n * self.p)
+        for f in range(self.p):
+            for k in range(n):
+                i = order[f, k]
+                e.id = i
+                e.rank = rank[f, i]
+                e.label = 0
+                self.root[<size_t>f * n + k] = e
+        self.children.resize(levels)
+        self.cnt_left.resize(levels)
+        self.cnt_right.resize(levels)
+        for lvl in range(levels):
+            # only nodes with >= 3 levels left partition (depth-two nodes scan their children)
+            if lvl <= max_depth - 3:
+                self.children[lvl].resize(<size_t>n * self.p)
+            self.cnt_left[lvl].resize(SSE_STATS)
+            self.cnt_right[lvl].resize(SSE_STATS)
+        self.flag.resize(n)
+        self.rnd1.resize(n)
+        self.rnd2.resize(n)
+        for i in range(n):
+            self.rnd1[i] = <uint64_t>random_words[0, i] * 2 + 1
+            self.rnd2[i] = <uint64_t>random_words[1, i]
+        self.scan.resize(4 * SSE_STATS)
+        self.fixed_bytes = self.memory_bytes()
+
+    cdef size_t memory_bytes(self) noexcept nogil:
+        cdef size_t b = self.base_bytes(), lvl
+        b += (self.rnd1.capacity() + self.rnd2.capacity()) * sizeof(uint64_t)
+        b += (self.row_stats.capacity() + self.target.capacity() + self.scan.capacity()) * sizeof(double)
+        b += self.root.capacity() * sizeof(Elem) + self.flag.capacity()
+        for lvl in range(self.children.size()):
+            b += self.children[lvl].capacity() * sizeof(Elem)
+            b += (self.cnt_left[lvl].capacity() + self.cnt_right[lvl].capacity()) * sizeof(double)
+        return b
+
+    # ---------------------------------------------------------------- the objective
+
+    cdef double leaf_cost(self, double* counts) noexcept nogil:
+        return sse_leaf(counts)
+
+    cdef double node_floor(self, double* counts, int depth) noexcept nogil:
+        """No floor beyond 0 (a tree's leaves can follow every target)."""
+        return 0.0
+
+    cdef double node_weight(self, double* counts) noexcept nogil:
+        return counts[0]
+
+    cdef double lipschitz(self, Node* node) noexcept nogil:
+        """The most one unit of weight, moved in or out of any subset of the
+        node, changes that subset's optimum: the square of the node's target
+        range (see the module's docstring)."""
+        cdef Elem* arr = node.elems
+        cdef double lo = INFINITY, hi = -INFINITY, v
+        cdef int k
+        for k in range(node.size):
+            v = self.target[arr[k].id]
+            if v < lo:
+                lo = v
+            if v > hi:
+                hi = v
+        return (hi - lo) * (hi - lo) if hi > lo else 0.0
+
+    # ---------------------------------------------------------------- the node
+
+    cdef void init_root(self, Node* root) noexcept nogil:
+        cdef int i
+        root.elems = &self.root[0]
+        root.mask = NULL
+        root.size = self.n
+        root.counts = &self.root_counts[0]
+        root.h1 = 0
+        root.h2 = 0
+        for i in range(self.n):
+            root.h1 += self.rnd1[i]
+            root.h2 ^= self.rnd2[i]
+
+    cdef void gini_split(self, Node* node, int f, double* score, int32_t* pos) noexcept nogil:
+        """Feature f's split of least squared error with leaf children
+        (INFINITY, -1: none): the search's first guess, as Gini's for classes."""
+        cdef int nn = node.size, k
+        cdef Elem* arr = node.elems + <size_t>f * nn
+        cdef double* rs = &self.row_stats[0]
+        cdef double w = 0.0, sy = 0.0, syy = 0.0, g, best = INFINITY
+        cdef int32_t best_pos = -1
+        for k in range(nn):
+            if k > 0 and arr[k].rank != arr[k - 1].rank:
+                g = sse_part(w, sy, syy) + sse_rest(node.counts, w, sy, syy)
+                if g < best:
+                    best = g
+                    best_pos = k
+            w += rs[3 * arr[k].id]
+            sy += rs[3 * arr[k].id + 1]
+            syy += rs[3 * arr[k].id + 2]
+        score[0] = best
+        pos[0] = best_pos
+
+    cdef void candidates(self, Node* node, int f, vector[Cand]* out) noexcept nogil:
+        """Feature f's splits (both sides >= min_leaf) scored by their children's squared error."""
+        cdef int nn = node.size, ml = self.min_leaf, k
+        cdef Elem* arr = node.elems + <size_t>f * nn
+        cdef double* rs = &self.row_stats[0]
+        cdef double w = 0.0, sy = 0.0, syy = 0.0
+        cdef Cand c
+        for k in range(nn):
+            if k > 0 and arr[k].rank != arr[k - 1].rank and k >= ml and nn - k >= ml:
+                c.score = sse_part(w, sy, syy) + sse_rest(node.counts, w, sy, syy)
+                c.f = f
+                c.pos = k
+                c.lo = arr[k - 1].rank
+                c.hi = arr[k].rank
+                out.push_back(c)
+            w += rs[3 * arr[k].id]
+            sy += rs[3 * arr[k].id + 1]
+            syy += rs[3 * arr[k].id + 2]
+
+    cdef double split_floor(self, Node* node, int f, int child_depth, int32_t* P, int m,
+                            double* out) noexcept nogil:
+        cdef int k
+        if out != NULL:
+            for k in range(m):
+                out[k] = 0.0
+        return 0.0
+
+    cdef int thresholds(self, Node* node, int f, int32_t* P, double* D) noexcept nogil:
+        """Every position where feature f's value changes, leaving both sides
+        at least min_leaf instances, and the weight left of each times the
+        node's Lipschitz constant (:meth:`lipschitz`), the distance unit of
+        ConTree's neighbourhood bounds for squared error."""
+        cdef int nn = node.size, ml = self.min_leaf, k, m = 0
+        cdef Elem* arr = node.elems + <size_t>f * nn
+        cdef double* rs = &self.row_stats[0]
+        cdef double left = rs[3 * arr[0].id], unit = self.lipschitz(node)
+        for k in range(1, nn):
+            if arr[k].rank != arr[k - 1].rank and k >= ml and nn - k >= ml:
+                P[m] = k
+                D[m] = left * unit
+                m += 1
+            left += rs[3 * arr[k].id]
+        return m
+
+    cdef void split_ranks(self, Node* node, int f, int pos, int32_t* lo, int32_t* hi) noexcept nogil:
+        cdef Elem* arr = node.elems + <size_t>f * node.size
+        lo[0] = arr[pos - 1].rank
+        hi[0] = arr[pos].rank
+
+    cdef int rank_position(self, Node* node, int f, int32_t rank) noexcept nogil:
+        """The split position of rank ``rank``: the node's rows whose rank on f is at most it."""
+        cdef Elem* arr = node.elems + <size_t>f * node.size
+        cdef int lo = 0, hi = node.size, mid
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if arr[mid].rank <= rank:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+
+    # ---------------------------------------------------------------- whole nodes
+
+    cdef bint solves_whole(self, Node* node, int depth) noexcept nogil:
+        """Depth one: one scan of every feature."""
+        return depth <= 1
+
+    cdef bint solve_exact(self, Node* node, int depth, double* best_val, Split1* root,
+                          Split1* sides) noexcept nogil:
+        """Depth one (only a depth-one root gets here): the scan with every
+        instance in the left child."""
+        cdef Split1 unused
+        self._depth_one(node.elems, node.size, 0, node.size, root, &unused, self.min_leaf)
+        if root.feature < 0 or root.val >= best_val[0] - EPS:
+            return False
+        best_val[0] = root.val
+        sides[0].feature = -1
+        sides[1].feature = -1
+        return True
+
+    cdef void children_depth_one(self, int level, Node* node, int f, int pos, int ml,
+                                 Split1* left, Split1* right) noexcept nogil:
+        self._depth_one(node.elems, node.size, f, pos, left, right, ml)
+
+    cdef void _depth_one(self, Elem* data, int nn, int f1, int pos, Split1* bl, Split1* br,
+                         int ml) noexcept nogil:
+        """The best depth-one subtree of both children of the split (f1, pos)
+        (rows before ``pos`` in f1's order go left): one scan of every
+        feature's order keeps each side's prefix sums, and a position where
+        the side's value changes scores that side's split.  A split wins only
+        below its leaf less one node's cost."""
+        cdef double* rs = &self.row_stats[0]
+        cdef double* tot = &self.scan[0]          # [side * 3 + j]: the side's three sums
+        cdef double* pre = &self.scan[2 * SSE_STATS]   # [side * 3 + j]: its prefix along f2
+        cdef uint8_t* flag = &self.flag[0]
+        cdef Elem* arr = data + <size_t>f1 * nn
+        cdef int k, f2, s, j, i
+        cdef int ntot[2]
+        cdef int cnt[2]
+        cdef int prev[2]
+        cdef double target[2]
+        cdef double cost = self.cost, err
+        cdef Split1* out[2]
+        cdef Elem e
+        self.n_d2 += 1
+        out[0] = br
+        out[1] = bl
+        memset(tot, 0, 2 * SSE_STATS * sizeof(double))
+        for k in range(nn):
+            i = arr[k].id
+            s = 1 if k < pos else 0
+            flag[i] = s
+            for j in range(SSE_STATS):
+                tot[s * SSE_STATS + j] += rs[SSE_STATS * i + j]
+        ntot[1] = pos
+        ntot[0] = nn - pos
+        for s in range(2):
+            out[s].val = sse_leaf(tot + s * SSE_STATS)
+            out[s].feature = -1
+            target[s] = out[s].val - cost
+            if ntot[s] < 2 * ml:
+                target[s] = -INFINITY
+        for f2 in range(self.p):
+            if target[0] <= EPS and target[1] <= EPS:
+                break
+            arr = data + <size_t>f2 * nn
+            memset(pre, 0, 2 * SSE_STATS * sizeof(double))
+            cnt[0] = 0
+            cnt[1] = 0
+            prev[0] = -1
+            prev[1] = -1
+            for k in range(nn):
+                e = arr[k]
+                if k + AHEAD < nn:
+                    prefetch(flag + arr[k + AHEAD].id)
+                s = flag[e.id]
+                if (target[s] > EPS and cnt[s] >= ml and ntot[s] - cnt[s] >= ml and prev[s] >= 0
+                        and e.rank != prev[s]):
+                    err = (sse_part(pre[s * SSE_STATS], pre[s * SSE_STATS + 1], pre[s * SSE_STATS + 2])
+                           + sse_rest(tot + s * SSE_STATS, pre[s * SSE_STATS], pre[s * SSE_STATS + 1],
+                                      pre[s * SSE_STATS + 2]))
+                    if err < target[s] - EPS:
+                        target[s] = err
+                        out[s].feature = f2
+                        out[s].lo = prev[s]
+                        out[s].hi = e.rank
+                prev[s] = e.rank
+                cnt[s] += 1
+                for j in range(SSE_STATS):
+                    pre[s * SSE_STATS + j] += rs[SSE_STATS * e.id + j]
+        for s in range(2):
+            if out[s].feature >= 0:
+                out[s].val = target[s] + cost
+
+    # ---------------------------------------------------------------- partition
+
+    cdef void partition(self, int level, Node* node, int f, int pos, Node* out) noexcept nogil:
+        """Split ``node`` at (f, pos) into out[0] (left) and out[1] (right),
+        stored in this level's child buffers: a stable partition of every
+        feature's order; the sums and set hashes come from feature 0."""
+        cdef int nn = node.size, nl = pos, nr = nn - pos, k, g, a, b, j
+        cdef Elem* data = node.elems
+        cdef uint8_t* flag = &self.flag[0]
+        cdef Elem* arr = data + <size_t>f * nn
+        cdef Elem* dl = &self.children[level][0]
+        cdef Elem* dr = dl + <size_t>pos * self.p
+        cdef double* cntl = &self.cnt_left[level][0]
+        cdef double* cntr = &self.cnt_right[level][0]
+        cdef double* rs = &self.row_stats[0]
+        cdef Elem e
+        cdef uint64_t a1 = 0, a2 = 0, b1 = 0, b2 = 0
+        out[0].size = nl
+        out[1].size = nr
+        out[0].counts = cntl
+        out[1].counts = cntr
+        out[0].mask = NULL
+        out[1].mask = NULL
+        out[0].elems = dl
+        out[1].elems = dr
+        for k in range(pos):
+            flag[arr[k].id] = 1
+        for k in range(pos, nn):
+            flag[arr[k].id] = 0
+        memset(cntl, 0, SSE_STATS * sizeof(double))
+        memset(cntr, 0, SSE_STATS * sizeof(double))
+        arr = data
+        a = 0
+        b = 0
+        for k in range(nn):
+            e = arr[k]
+            if flag[e.id]:
+                dl[a] = e
+                a += 1
+                for j in range(SSE_STATS):
+                    cntl[j] += rs[SSE_STATS * e.id + j]
+                a1 += self.rnd1[e.id]
+                a2 ^= self.rnd2[e.id]
+            else:
+                dr[b] = e
+                b += 1
+                for j in range(SSE_STATS):
+                    cntr[j] += rs[SSE_STATS * e.id + j]
+                b1 += self.rnd1[e.id]
+                b2 ^= self.rnd2[e.id]
+        for g in range(1, self.p):
+            arr = data + <size_t>g * nn
+            a = g * nl
+            b = g * nr
+            for k in range(nn):
+                e = arr[k]
+                if k + AHEAD < nn:
+                    prefetch(flag + arr[k + AHEAD].id)
+                if flag[e.id]:
+                    dl[a] = e
+                    a += 1
+                else:
+                    dr[b] = e
+                    b += 1
+        out[0].h1 = a1
+        out[0].h2 = a2
+        out[1].h1 = b1
+        out[1].h2 = b2
+
+    # ---------------------------------------------------------------- speed-ups it has not (yet)
+
+    cdef bint similarity_prune(self, Node* node, int depth, double ub, double* known_lb) noexcept nogil:
+        return False
+
+    cdef void remember(self, Node* node, int depth, double lb) noexcept nogil:
+        pass
+
+    cdef void hint_sibling(self, Node* parent, int depth, Node* second, Node* first) noexcept nogil:
+        pass
+
+    cdef void clear_hint(self) noexcept nogil:
+        pass
+
+    cdef bint pair_children(self, int level, Node* parent, int f, int pos, Node* out) noexcept nogil:
+        return False
+
+    cdef bint sweep_due(self, Node* node, int evaluated) noexcept nogil:
+        return False
+
+    cdef bint sweep_start(self, Node* node, int f1, int32_t* P, int i, int j) noexcept nogil:
+        return False
+
+    cdef void sweep_feature(self, Node* node, int f1, int f2, int32_t* P, int i, int j) noexcept nogil:
+        pass
+
+    cdef double sweep_value(self, Node* node, int32_t* P, int i, int w) noexcept nogil:
+        return INFINITY
+
+
+def np_zeros(int n):
+    """Labels for :meth:`DataLayout.init_sizes` (which counts classes; the sums are set after)."""
+    import numpy as np
+
+    return np.zeros(n, dtype=np.int32)
