@@ -118,10 +118,7 @@ def check_diagram_consistent(clf, X, y):
 def depth_two_solver(scans: float, min_rows: int = 0):
     """The depth-two solver choice (inf: histograms on every node, 0: ConTree's
     search, 100: the cost model's default on nodes of any size), restored after."""
-    from optimaltrees.search.engine._sorted import set_histogram_choice
+    from optimaltrees.search.engine import engine_options
 
-    old = set_histogram_choice(scans, min_rows)
-    try:
+    with engine_options(histogram_scans=scans, histogram_min_rows=min_rows):
         yield
-    finally:
-        set_histogram_choice(*old)

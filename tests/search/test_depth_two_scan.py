@@ -21,14 +21,10 @@ from optimaltrees import OptimalTreeClassifier
 def scanned():
     """Every depth-two node searched threshold by threshold with D2Split:
     no histograms, no sweeps."""
-    from optimaltrees.search.engine._sorted import set_sweep_choice
+    from optimaltrees.search.engine import engine_options
 
-    old = set_sweep_choice(-1.0)
-    try:
-        with depth_two_solver(0.0, 1 << 30):
-            yield
-    finally:
-        set_sweep_choice(old)
+    with engine_options(sweep_after=-1.0), depth_two_solver(0.0, 1 << 30):
+        yield
 
 
 def _runs(seed: int, n: int, p: int, values: int, share: float):
@@ -98,28 +94,22 @@ def test_runs_across_words_keep_the_exact_optimum(inst, min_leaf):
 @contextmanager
 def select_mode(mode: str):
     """The scan's r-th-set-bit search forced to ``mode`` (PDEP or popcounts)."""
-    from optimaltrees.search.engine._sorted import set_select_choice
+    from optimaltrees.search.engine import engine_options
 
-    old = set_select_choice(mode)
-    try:
+    with engine_options(select=mode):
         yield
-    finally:
-        set_select_choice(old)
 
 
 def _select_modes() -> list[str]:
     """The portable search always; PDEP where this CPU has the instruction."""
-    from optimaltrees.search.engine._sorted import set_select_choice
+    from optimaltrees.search.engine._sorted import pdep_choice
 
     modes = ["portable"]
-    old = set_select_choice("portable")
     try:
-        set_select_choice("pdep")
+        pdep_choice("pdep")
         modes.append("pdep")
     except ValueError:          # no BMI2 here: the default is the portable search too
         pass
-    finally:
-        set_select_choice(old)
     return modes
 
 
@@ -131,17 +121,19 @@ def test_select_bit_finds_the_rth_set_bit(word, data):
     ones = [i for i in range(64) if word >> i & 1]
     r = data.draw(st.integers(0, len(ones) - 1))
     for mode in _select_modes():
-        with select_mode(mode):
-            assert select_bit(word, r) == (ones[r], ones[r])
+        assert select_bit(word, r, mode) == (ones[r], ones[r])
 
 
 def test_select_bit_refuses_a_rank_past_the_popcount():
-    from optimaltrees.search.engine._sorted import select_bit, set_select_choice
+    from optimaltrees.search.engine import EngineOptions
+    from optimaltrees.search.engine._sorted import select_bit
 
     with pytest.raises(ValueError, match="popcount"):
         select_bit(0b1011, 3)
     with pytest.raises(ValueError, match="select mode"):
-        set_select_choice("fast")
+        select_bit(0b1011, 1, "fast")
+    with pytest.raises(ValueError, match="select must be one of"):
+        EngineOptions(select="fast")
 
 
 @pytest.mark.parametrize("mode", _select_modes())

@@ -14,7 +14,7 @@ from oracle import brute_force_objective, depth2_objective, recompute_objective
 
 from optimaltrees import OptimalTreeClassifier
 from optimaltrees.search.contree import search_tree
-from optimaltrees.search.engine._sorted import set_map_choice, set_sweep_choice
+from optimaltrees.search.engine import engine_options
 
 EPS = 1e-9
 
@@ -23,13 +23,8 @@ EPS = 1e-9
 def sweep(after: float):
     """Sweeps after ``after`` x log2(rows) steps (0: at once, -1: never), restored
     after; the side maps are off (where they are kept, nodes never sweep)."""
-    old = set_sweep_choice(after)
-    old_maps = set_map_choice(0)
-    try:
+    with engine_options(sweep_after=after, maps_after=0):
         yield
-    finally:
-        set_sweep_choice(old)
-        set_map_choice(old_maps)
 
 
 @st.composite

@@ -360,15 +360,12 @@ def test_both_side_selections_of_the_depth_two_scan(inst, depth, msl, switchy):
     masks or with a branch, as the side's switch rate on the last such scan
     says: each loop, forced, gives the brute-force optimum (leaf sizes; two
     classes, scanned over bit maps, are in the draws too)."""
-    from optimaltrees.search.engine._sorted import set_scan_choice
+    from optimaltrees.search.engine import engine_options
 
     X, y = inst
     _describe(X, y, max_depth=depth, min_samples_leaf=msl, switchy=switchy)
     expected = brute_force_objective(X, y, depth, min_samples_leaf=min(msl, len(y)))
-    old = set_scan_choice(switchy)
-    try:
+    with engine_options(scan_switch_rate=switchy):
         clf = fit(X, y, max_depth=depth, min_samples_leaf=msl)
-    finally:
-        set_scan_choice(old)
     assert clf.objective_ == expected and clf.is_optimal_
     assert clf.train_error_ == recompute_error(clf.tree_, X, y)

@@ -167,14 +167,10 @@ def pairs(forced: bool):
     """Histograms on every depth-two node, and a depth-three split's two
     children solved together from one walk of the smaller (``forced``:
     wherever the histograms may, however small the data) or each alone."""
-    from optimaltrees.search.engine._sorted import set_pair_choice
+    from optimaltrees.search.engine import engine_options
 
-    old = set_pair_choice("always" if forced else "never")
-    try:
-        with solver(math.inf):
-            yield
-    finally:
-        set_pair_choice(old)
+    with engine_options(pairs="always" if forced else "never"), solver(math.inf):
+        yield
 
 
 def _tree_arrays(clf):

@@ -16,8 +16,7 @@ from instances import SETTINGS, instances
 from oracle import brute_force_objective, recompute_objective
 
 from optimaltrees import OptimalTreeClassifier
-from optimaltrees.search.engine._core import set_seed_choice
-from optimaltrees.search.engine._sorted import set_histogram_choice
+from optimaltrees.search.engine import engine_options
 
 EPS = 1e-9
 
@@ -26,14 +25,9 @@ EPS = 1e-9
 def seeds(on: bool, histograms: bool = True):
     """Bounds handed on or not; without ``histograms`` every depth-two node
     is searched (more splits bounded and handed on)."""
-    old = set_seed_choice(on)
-    old_hist = None if histograms else set_histogram_choice(0.0, 1 << 30)
-    try:
+    no_histograms = {} if histograms else {"histogram_scans": 0.0, "histogram_min_rows": 1 << 30}
+    with engine_options(root_seeds=on, **no_histograms):
         yield
-    finally:
-        set_seed_choice(old)
-        if old_hist is not None:
-            set_histogram_choice(*old_hist)
 
 
 def _noisy(seed: int, n: int, p: int, classes: int = 2):

@@ -24,13 +24,10 @@ from test_depth_two_scan import run_data, scanned
 @contextmanager
 def maps_after(calls: int):
     """Side maps built on a node's ``calls``-th D2Split call (0: never)."""
-    from optimaltrees.search.engine._sorted import set_map_choice
+    from optimaltrees.search.engine import engine_options
 
-    old = set_map_choice(calls)
-    try:
+    with engine_options(maps_after=calls):
         yield
-    finally:
-        set_map_choice(old)
 
 
 def _fit(X, y, depth, calls, **kw):
@@ -130,18 +127,15 @@ def test_large_nodes_sweep_with_maps_too():
     """Nodes of 2^14 rows and more still sweep a flat feature where they
     keep maps (the sweep pays there); the optimum is the plain search's
     (no maps, no sweeps)."""
-    from optimaltrees.search.engine._sorted import set_sweep_choice
+    from optimaltrees.search.engine import engine_options
 
     rng = np.random.default_rng(3)
     n = 20000
     X = rng.normal(size=(n, 3))
     y = ((X[:, 0] + 0.5 * X[:, 1] > 0) ^ (rng.random(n) < 0.1)).astype(int)
     mapped = _fit(X, y, 2, 2)
-    old = set_sweep_choice(-1.0)
-    try:
+    with engine_options(sweep_after=-1.0):
         plain = _fit(X, y, 2, 0)
-    finally:
-        set_sweep_choice(old)
     assert mapped.stats_["sweeps"] >= 1 and mapped.stats_["map_moves"] > 0
     assert plain.stats_["sweeps"] == 0 and plain.stats_["map_moves"] == 0
     _same(mapped, plain, X, search=False)
@@ -211,13 +205,10 @@ def test_depth_three_with_and_without_maps(seed, n, p, values):
 def gather_from(entries: int):
     """Moves read the rows' positions in the moved feature's order on
     layouts of at least ``entries`` rows x features (0: always, -1: never)."""
-    from optimaltrees.search.engine._sorted import set_gather_choice
+    from optimaltrees.search.engine import engine_options
 
-    old = set_gather_choice(entries)
-    try:
+    with engine_options(gather_entries=entries):
         yield
-    finally:
-        set_gather_choice(old)
 
 
 @pytest.mark.parametrize("depth, seed, n", [(2, 0, 63), (2, 1, 190), (3, 2, 150), (3, 3, 400)]

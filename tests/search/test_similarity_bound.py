@@ -14,7 +14,7 @@ from instances import SETTINGS
 from oracle import brute_force_objective, recompute_objective
 
 from optimaltrees import OptimalTreeClassifier
-from optimaltrees.search.engine._sorted import set_histogram_choice, set_similarity_choice
+from optimaltrees.search.engine import engine_options
 
 EPS = 1e-9
 
@@ -24,14 +24,9 @@ def similarity(sets: int, min_rows: int = 2, histograms: bool = True):
     """``sets`` remembered per depth (0: off), on nodes of >= ``min_rows`` rows;
     without ``histograms`` every depth-two node is searched (the bound skips
     the nodes the histograms solve whole); restored after."""
-    old = set_similarity_choice(sets, min_rows)
-    old_hist = None if histograms else set_histogram_choice(0.0, 1 << 30)
-    try:
+    no_histograms = {} if histograms else {"histogram_scans": 0.0, "histogram_min_rows": 1 << 30}
+    with engine_options(similarity_sets=sets, similarity_min_rows=min_rows, **no_histograms):
         yield
-    finally:
-        set_similarity_choice(*old)
-        if old_hist is not None:
-            set_histogram_choice(*old_hist)
 
 
 @st.composite

@@ -20,7 +20,7 @@ from optimaltrees.data.missing import MISSING_LEFT, missing_columns
 from optimaltrees.data.reduction import reduce_problem
 from optimaltrees.model.regression_tree import RegressionTree
 from optimaltrees.search.contree import SearchResult, tree_on_inputs
-from optimaltrees.search.engine import Engine, SquaredErrorLayout
+from optimaltrees.search.engine import build_squared_engine
 from optimaltrees.search.strategies import greedy_restart
 
 #: the engine's objective and the tree's recomputed one must agree within this
@@ -160,15 +160,12 @@ def search_regression_tree(
         enc = red.enc
         if targets.total_sse == 0.0 or max_depth == 0:
             return _leaf_result(X, y, weight, start, targets, interrupted=False, proven=True)
-        n = enc.n_samples
-        words = np.random.default_rng(seed).integers(0, 2**63 - 1, size=(2, n + 64), dtype=np.int64)
         cost_e = float(node_cost) / targets.unit
-        layout = SquaredErrorLayout(np.ascontiguousarray(enc.order, dtype=np.int32),
-                                    np.ascontiguousarray(enc.rank, dtype=np.int32), targets.engine_y,
-                                    int(max_depth), cost_e, int(min_samples_leaf), words, targets.engine_w)
         mb = math.inf if memory_limit_mb is None else float(memory_limit_mb)
-        engine = Engine(layout, 3, int(max_depth), cost_e, float(max_gap) / targets.unit, int(min_samples_leaf),
-                        mb, np.ascontiguousarray(words[0, n:n + 64]))
+        engine = build_squared_engine(enc.order, enc.rank, targets.engine_y, int(max_depth), cost=cost_e,
+                                      gap=float(max_gap) / targets.unit, min_leaf=int(min_samples_leaf),
+                                      memory_limit_mb=mb, seed=seed, weights=targets.engine_w)
+        n = enc.n_samples
         if math.isfinite(mb) and engine.memory_bytes / 2**20 > mb:
             raise ValueError(f"memory_limit={mb:g} MB is below the {engine.memory_bytes / 2**20:.2f} MB the "
                              f"search's buffers need for {n} rows x {enc.n_features} features")

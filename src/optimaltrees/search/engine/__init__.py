@@ -8,9 +8,11 @@
   layout carries its objective, whose helpers are in ``_objective.pxd``);
 - ``_intervals.pxd``: ConTree's threshold-interval pruning;
 - ``_rules``: the anytime strategies' rules;
-- ``_core``: the DP / branch-and-bound search, written once over the layouts.
+- ``_core``: the DP / branch-and-bound search, written once over the layouts;
+- ``options``: each engine's tuning (``EngineOptions``), passed when it is built.
 
-:func:`build_engine` is the one place that picks a layout for a data set.
+:func:`build_engine` is the one place that picks a classification layout for a
+data set; :func:`build_squared_engine` builds the squared-error one.
 """
 from __future__ import annotations
 
@@ -24,15 +26,17 @@ from optimaltrees.search.engine._core import Engine, SolveOutcome
 from optimaltrees.search.engine._rules import RULES
 from optimaltrees.search.engine._sorted import SortedLayout
 from optimaltrees.search.engine._squared import SquaredErrorLayout
+from optimaltrees.search.engine.options import EngineOptions, current_options, engine_options
 
-__all__ = ["BitsetLayout", "Engine", "RULES", "SharedRoot", "SolveOutcome", "SortedLayout",
-           "SquaredErrorLayout", "build_engine"]
+__all__ = ["BitsetLayout", "Engine", "EngineOptions", "RULES", "SharedRoot", "SolveOutcome", "SortedLayout",
+           "SquaredErrorLayout", "build_engine", "build_squared_engine", "current_options",
+           "engine_options"]
 
 
 def build_engine(order: np.ndarray, rank: np.ndarray, y: np.ndarray, n_classes: int, max_depth: int,
                  *, cost: float = 0.0, gap: float = 0.0, min_leaf: int = 1,
                  memory_limit_mb: float = math.inf, seed: int = 0,
-                 weights: np.ndarray | None = None) -> Engine:
+                 weights: np.ndarray | None = None, options: EngineOptions | None = None) -> Engine:
     """An engine for one encoded data set: the bitset layout when every
     feature is binary (and the tree has depth >= 2, where counting pays)
     and rows are unweighted, the sorted-order layout otherwise.
@@ -41,7 +45,9 @@ def build_engine(order: np.ndarray, rank: np.ndarray, y: np.ndarray, n_classes: 
     ``rank[f, i]``: unique-value rank of instance i on feature f;
     ``y``: labels 0..n_classes-1.  ``memory_limit_mb``: ``math.inf`` for none.
     ``weights``: each row's weight (finite, > 0), None for one each.
+    ``options``: the engine's tuning (None: :func:`current_options`).
     """
+    options = current_options() if options is None else options
     order = np.ascontiguousarray(order, dtype=np.int32)
     rank = np.ascontiguousarray(rank, dtype=np.int32)
     y = np.ascontiguousarray(y, dtype=np.int32)
@@ -50,10 +56,27 @@ def build_engine(order: np.ndarray, rank: np.ndarray, y: np.ndarray, n_classes: 
     if weights is not None:
         # popcounts cannot sum weights: weighted rows take the sorted layout
         weights = np.ascontiguousarray(weights, dtype=np.float64)
-        layout = SortedLayout(order, rank, y, n_classes, max_depth, cost, min_leaf, words, weights)
+        layout = SortedLayout(order, rank, y, n_classes, max_depth, cost, min_leaf, words, weights, options)
     elif max_depth >= 2 and bool(np.all(rank <= 1)):
         layout = BitsetLayout(rank, y, n_classes, max_depth, cost, min_leaf, words)
     else:
-        layout = SortedLayout(order, rank, y, n_classes, max_depth, cost, min_leaf, words)
+        layout = SortedLayout(order, rank, y, n_classes, max_depth, cost, min_leaf, words, None, options)
     return Engine(layout, n_classes, max_depth, cost, gap, min_leaf, memory_limit_mb,
-                  np.ascontiguousarray(words[0, n:n + 64]))
+                  np.ascontiguousarray(words[0, n:n + 64]), options.root_seeds)
+
+
+def build_squared_engine(order: np.ndarray, rank: np.ndarray, y: np.ndarray, max_depth: int,
+                         *, cost: float = 0.0, gap: float = 0.0, min_leaf: int = 1,
+                         memory_limit_mb: float = math.inf, seed: int = 0,
+                         weights: np.ndarray | None = None, options: EngineOptions | None = None) -> Engine:
+    """An engine over squared error (:class:`SquaredErrorLayout`): ``y`` the
+    targets, centred and scaled by the caller; the rest as :func:`build_engine`."""
+    options = current_options() if options is None else options
+    order = np.ascontiguousarray(order, dtype=np.int32)
+    rank = np.ascontiguousarray(rank, dtype=np.int32)
+    n = order.shape[1]
+    words = np.random.default_rng(seed).integers(0, 2**63 - 1, size=(2, n + 64), dtype=np.int64)
+    layout = SquaredErrorLayout(order, rank, np.ascontiguousarray(y, dtype=np.float64), max_depth, cost, min_leaf,
+                                words, None if weights is None else np.ascontiguousarray(weights, dtype=np.float64))
+    return Engine(layout, 3, max_depth, cost, gap, min_leaf, memory_limit_mb,
+                  np.ascontiguousarray(words[0, n:n + 64]), options.root_seeds)

@@ -103,18 +103,6 @@ cdef inline void _sort_by(int32_t* order, double* key, int p) noexcept nogil:
         order[k + 1] = b
 
 
-cdef bint _seeds_on = True
-
-
-def set_seed_choice(bint on) -> bool:
-    """Whether the root's children start from their nested neighbours'
-    threshold bounds (for tests and benchmarks); returns the old setting."""
-    global _seeds_on
-    old = _seeds_on
-    _seeds_on = on
-    return old
-
-
 cdef inline bint _floors_bite(int K, int depth) noexcept nogil:
     """Whether a node of this depth can have split class floors: depth two
     or more (up to 12, the floor's own limit) and more classes than a
@@ -131,11 +119,12 @@ cdef class Engine:
     allocates nothing but tree nodes and cache entries while it runs.
     """
 
-    cdef object layout                     # the SortedLayout or BitsetLayout searched over
+    cdef object layout                     # the layout searched over (``_layout.pxd``)
     cdef int p, K, max_depth, min_leaf
     cdef double cost                       # cost of one branching node (absolute)
     cdef double gap                        # absolute allowed gap at the root
     cdef bint prune                        # similarity-bound pruning is sound (no leaf sizes)
+    cdef bint seeds_on                     # root children start from their neighbours' bounds (an option)
     cdef RunControl ctl                    # time limit, Ctrl-C, hook, shared root
     cdef RuleState rules                   # the anytime strategy's rule this restart
     cdef vector[vector[int32_t]] positions # per level: the feature's split positions
@@ -186,9 +175,11 @@ cdef class Engine:
     cdef public long long n_seeded         # root children searched from a neighbour's bounds
 
     def __init__(self, layout, int n_classes, int max_depth, double cost=0.0, double gap=0.0,
-                 int min_leaf=1, double memory_limit_mb=INFINITY, int64_t[::1] depth_words=None):
+                 int min_leaf=1, double memory_limit_mb=INFINITY, int64_t[::1] depth_words=None,
+                 bint root_seeds=True):
         """``memory_limit_mb``: INFINITY for none.  ``depth_words``: 64
-        random integers that make a set's cache key differ per depth."""
+        random integers that make a set's cache key differ per depth.
+        ``root_seeds``: the ``root_seeds`` engine option."""
         cdef int lvl, levels = max(max_depth, 1) + 1
         if not isinstance(layout, (SortedLayout, BitsetLayout, SquaredErrorLayout)):
             raise TypeError(f"unknown data layout {type(layout).__name__}")
@@ -202,6 +193,7 @@ cdef class Engine:
         self.gap = gap
         self.min_leaf = min_leaf
         self.prune = min_leaf <= 1
+        self.seeds_on = root_seeds
         self.ctl = RunControl()
         self.rules = RuleState(levels, self.p)
         self.rules.set(RULE_NONE, 0.0, layout.exact_depth)
@@ -1135,7 +1127,7 @@ cdef class Engine:
         cdef unordered_map[int64_t, vector[SeedPoint]].iterator it
         cdef size_t k, out
         cdef vector[SeedPoint]* rec
-        if not (self.prune and spent == FREE and depth >= 2 and _seeds_on):
+        if not (self.prune and spent == FREE and depth >= 2 and self.seeds_on):
             return self._solve(lay, 1, child, depth, bound, 0.0, spent)
         self.seed_in = NULL
         self.seed_out.clear()

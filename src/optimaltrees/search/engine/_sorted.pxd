@@ -110,6 +110,16 @@ cdef class SortedLayout(DataLayout):
     cdef vector[int] sim_used              # ... how many are held ...
     cdef vector[int] sim_next              # ... and the slot to fill next
     cdef vector[uint64_t] sim_cur          # the node being checked, as a bitmap
+    # the engine's tuning (``options.EngineOptions``: each rule and why)
+    cdef double opt_hist_scans             # histograms below this many scans' cost (histogram_scans)
+    cdef int opt_hist_min_rows             # ... on nodes of at least this many rows (histogram_min_rows)
+    cdef int opt_pairs                     # children solved as a pair: 0 auto, 1 always, 2 never (pairs)
+    cdef double opt_sweep_after            # sweep after this many steps x log2(rows) (sweep_after)
+    cdef int opt_sim_min_rows              # least node size the similarity bound checks (similarity_min_rows)
+    cdef float opt_switchy                 # side-switch share above which scans use masks (scan_switch_rate)
+    cdef int opt_maps_after                # side maps built on this depth-two call (maps_after)
+    cdef long long opt_gather_entries      # rows x features from which moves gather positions (gather_entries)
+    cdef bint opt_pdep                     # the two-class scan selects bits with PDEP (select)
 
     cdef void init_root(self, Node* root) noexcept nogil
     cdef double leaf_cost(self, double* counts) noexcept nogil

@@ -16,60 +16,11 @@ from optimaltrees.search.engine._common cimport (
     weighted_squares_move)
 from optimaltrees.search.engine._histogram cimport HistScan, score_root_threshold, scores_at
 
-# a depth-two node takes the histograms when their cost is below this many
-# D2Split scans (nn * p each): ConTree's search makes tens to hundreds of
-# them per depth-two node, so building histograms pays beyond about a hundred
-cdef double hist_scans = 100.0
+from optimaltrees.search.engine.options import PAIR_MODES, EngineOptions
+
 # the share of root thresholds the histogram solver scores after its
 # similarity skips: the cost model's estimate of where the two solvers cross
 cdef double HIST_SCORED = 0.05
-# ... and only on nodes of at least this many rows.  Below it both solvers
-# take milliseconds, and one solver for all small data keeps ties broken the
-# same way with and without weights (the histograms count unweighted rows),
-# so integer weights give the tree of the repeated rows, as scikit-learn asks.
-cdef int hist_min_rows = 1000
-
-
-# when a depth-three split's two depth-two children are solved together:
-# 0 where the snapshots cost less than the walks they save, 1 wherever the
-# histograms may (tests, on small data), 2 never (tests: the separate solves)
-cdef int pairs_mode = 0
-PAIR_MODES = ("auto", "always", "never")
-
-
-def set_pair_choice(str mode) -> str:
-    """When :meth:`SortedLayout.pair_children` solves a depth-three split's
-    children together: "auto" (where it pays), "always" (every parent whose
-    children the histograms solve) or "never"; returns the old mode.  For
-    tests, which compare the pairs with the separate solves."""
-    global pairs_mode
-    if mode not in PAIR_MODES:
-        raise ValueError(f"mode must be one of {PAIR_MODES}, not {mode!r}")
-    old = PAIR_MODES[pairs_mode]
-    pairs_mode = PAIR_MODES.index(mode)
-    return old
-
-
-def set_histogram_choice(double scans, int min_rows) -> tuple:
-    """Set when the histogram depth-two solver runs: its cost below ``scans``
-    D2Split scans (0: never, inf: always when the features have few ranks)
-    on nodes of at least ``min_rows`` rows; returns the old pair.  For tests
-    and benchmarks, which compare both solvers on the same data."""
-    global hist_scans, hist_min_rows
-    old = (hist_scans, hist_min_rows)
-    hist_scans = scans
-    hist_min_rows = min_rows
-    return old
-
-
-# a depth-two node sweeps a root feature whole (``sweep_start``) once
-# ConTree's search has taken this many of its intervals times log2 of the
-# node's rows (-1: never; 0: at once).  A sweep costs about log2(rows)
-# D2Split scans' worth of tree updates; on a flat cost landscape (the
-# optimum's feature on noisy data) the intervals' bounds need hundreds
-# of scans, growing with the rows, so a sweep pays once the intervals have
-# cost a small multiple of it (the contree benchmark's depth-3 page)
-cdef double sweep_after = 1.5
 # ... on nodes of up to SWEEP_SMALL_ROWS rows a third of that, rising to the
 # whole between SWEEP_SMALL_ROWS and twice as many (log scale): on small
 # nodes a sweep's tree updates are cheap beside the intervals' scans, on
@@ -90,40 +41,9 @@ cdef enum:
     MAPS_SWEEP_ROWS = 1 << 14
 
 
-def set_sweep_choice(double after) -> float:
-    """Set when a depth-two node sweeps a root feature whole: after
-    ``after`` x log2(rows) of ConTree's steps on it, a third of that on
-    small nodes (-1: never, 0: at once).  Layouts that keep side maps
-    (:func:`set_map_choice`) read only -1 (never): their nodes sweep
-    from MAPS_SWEEP_ROWS rows, after MAPS_SWEEP_AFTER x log2(rows) steps;
-    returns the old value.  For tests and benchmarks, which compare the
-    sweep with ConTree's interval search on the same data."""
-    global sweep_after
-    old = sweep_after
-    sweep_after = after
-    return old
-
-
-# the similarity bound remembers up to sim_sets solved sets per depth, of
-# nodes of at least sim_min_rows rows (smaller ones are solved about as fast
-# as they are checked), and scans at most SIM_WORDS bitmap words per check
-# (large data: fewer sets).  The sets a check catches were solved a
-# depth-three split earlier, so a few hundred per depth catch most of them.
-cdef int sim_sets = 256
-cdef int sim_min_rows = 64
+# the similarity bound scans at most SIM_WORDS bitmap words per check (large data: fewer sets)
 cdef enum:
     SIM_WORDS = 1 << 17
-
-
-def set_similarity_choice(int sets, int min_rows) -> tuple:
-    """Set the similarity bound's sets remembered per depth (0: off) and the
-    least node size it checks, for layouts built from now on; returns the
-    old pair.  For tests and benchmarks, which compare it on and off."""
-    global sim_sets, sim_min_rows
-    old = (sim_sets, sim_min_rows)
-    sim_sets = sets
-    sim_min_rows = min_rows
-    return old
 
 
 cdef enum:
@@ -174,38 +94,6 @@ cdef inline bint _offer_side(int err, int prefix_err, int cnt_s, int feature, in
     return skip_l[0] == NEVER and skip_r[0] == NEVER
 
 
-# above this share of side switches along a scan, D2Split (three classes and more) picks sides with masks:
-# masks avoid mispredicted branches where sides alternate, and cost more where they run in long stretches
-cdef float SWITCHY = 0.2
-
-
-def set_scan_choice(float switchy) -> float:
-    """Set the share of side switches above which D2Split's scans with three
-    classes and more pick the row's side with masks (-1: always, 2: never;
-    the two-class scan works on bit maps and has no such choice); returns
-    the old value.  For tests, which run both loops on the same data."""
-    global SWITCHY
-    old = SWITCHY
-    SWITCHY = switchy
-    return old
-
-
-# a depth-two node's side maps are built on its maps_after-th
-# D2Split call (0: never): a node's first call pays the rows' scan as before,
-# and so does a node searched no further
-cdef int maps_after = 2
-
-
-# On large nodes a move reads each row's positions (map_at, p ints) in random
-# row order: at 10^6 rows x 10 features that is 40 MB, outside the caches,
-# and the moves took 35 % of a depth-3 fit.  Where the layout has
-# map_gather_entries rows x features or more, a node's feature whose moves
-# reach half its rows first copies map_at into that feature's order
-# (map_seq, one random pass), and its later moves read it in order.  Below
-# the threshold map_at fits the caches and the copy costs more than it saves.
-cdef long long map_gather_entries = 1 << 21
-
-
 cdef inline void _toggle_sides(uint64_t* S, int W, int32_t* A, int p) noexcept nogil:
     """One row changes sides: its bit in every feature's side map (``A``:
     its position in each feature's order)."""
@@ -213,27 +101,6 @@ cdef inline void _toggle_sides(uint64_t* S, int W, int32_t* A, int p) noexcept n
     for f2 in range(p):
         q = A[f2]
         S[<size_t>f2 * W + (q >> 6)] ^= <uint64_t>1 << (q & 63)
-
-
-def set_gather_choice(long long entries) -> int:
-    """Set from how many rows x features a layout's side maps copy the rows'
-    positions into the order of the feature being moved along (0: always,
-    -1: never); returns the old value.  For tests and benchmarks, which
-    compare both reads on the same data (layouts made after the call)."""
-    global map_gather_entries
-    old = map_gather_entries
-    map_gather_entries = entries
-    return old
-
-
-def set_map_choice(int after) -> int:
-    """Set on which D2Split call of a depth-two node its side maps are built
-    (0: never, the scan reads the rows every call); returns the old value.
-    For tests and benchmarks, which compare both scans on the same data."""
-    global maps_after
-    old = maps_after
-    maps_after = after
-    return old
 
 
 # switch shares are kept per (f1, f2) pair up to this many features, per f2 beyond
@@ -347,7 +214,6 @@ cdef extern from *:
     #define OT_HAVE_PDEP 0
     static int ot_pdep_cpu(int fast_only) { return 0; }
     #endif
-    static int ot_use_pdep = 0;
     static inline int ot_select_portable(unsigned long long m, int r) {
         int pos = 0, width = 32, pc;
         if (r < 8) {
@@ -361,9 +227,9 @@ cdef extern from *:
         }
         return pos + __builtin_ctzll(m);
     }
-    static inline int ot_select64(unsigned long long m, int r) {
+    static inline int ot_select64(unsigned long long m, int r, int use_pdep) {
     #if OT_HAVE_PDEP
-        if (ot_use_pdep) {
+        if (use_pdep) {
             unsigned long long out;
             __asm__("pdepq %2, %1, %0" : "=r"(out) : "r"(1ULL << r), "r"(m));
             return __builtin_ctzll(out);
@@ -372,47 +238,38 @@ cdef extern from *:
         return ot_select_portable(m, r);
     }
     """
-    int _select_bit "ot_select64" (uint64_t m, int r) noexcept nogil    # r < popcount(m)
+    int _select_bit "ot_select64" (uint64_t m, int r, int use_pdep) noexcept nogil    # r < popcount(m)
     int _select_portable "ot_select_portable" (uint64_t m, int r) noexcept nogil
     int pdep_cpu "ot_pdep_cpu" (int fast_only) noexcept nogil     # 1: the CPU has a (fast) PDEP
-    int use_pdep "ot_use_pdep"
 
 
-SELECT_MODES = ("auto", "pdep", "portable")
-use_pdep = pdep_cpu(1)
-
-
-def set_select_choice(str mode) -> str:
-    """How D2Split's two-class scan finds the r-th set bit of a word:
-    ``"auto"`` PDEP where the CPU has a fast one, ``"pdep"`` PDEP wherever
-    the CPU has the instruction at all, ``"portable"`` popcounts.  Returns
-    the mode in use before.  For tests, which run both on the same data."""
-    global use_pdep
-    if mode not in SELECT_MODES:
-        raise ValueError(f"select mode must be one of {SELECT_MODES}, got {mode!r}")
-    old = "pdep" if use_pdep else "portable"
+def pdep_choice(str mode) -> bool:
+    """Whether the two-class scan uses PDEP under the ``select`` option
+    (:class:`~optimaltrees.search.engine.options.EngineOptions`): ``"auto"``
+    where the CPU has a fast one, ``"pdep"`` wherever it has one (else a
+    ValueError), ``"portable"`` never."""
     if mode == "auto":
-        use_pdep = pdep_cpu(1)
-    elif mode == "pdep":
-        use_pdep = pdep_cpu(0)
-        if not use_pdep:
+        return bool(pdep_cpu(1))
+    if mode == "pdep":
+        if not pdep_cpu(0):
             raise ValueError("this CPU (or build) has no PDEP instruction")
-    else:
-        use_pdep = 0
-    return old
+        return True
+    if mode == "portable":
+        return False
+    raise ValueError(f"select mode must be 'auto', 'pdep' or 'portable', got {mode!r}")
 
 
-def select_bit(uint64_t m, int r) -> tuple:
-    """The r-th set bit's position of m by the mode in use and by the
-    portable search (for tests; r < popcount(m))."""
+def select_bit(uint64_t m, int r, str mode="auto") -> tuple:
+    """The r-th set bit's position of m by the ``mode`` (:func:`pdep_choice`)
+    and by the portable search (for tests; r < popcount(m))."""
     if r < 0 or r >= popcount64(m):
         raise ValueError("r must be below the word's popcount")
-    return _select_bit(m, r), _select_portable(m, r)
+    return _select_bit(m, r, pdep_choice(mode)), _select_portable(m, r)
 
 
 cdef inline void _scan_word(Elem* arr, int w, uint64_t m, uint64_t o, uint64_t bnd, BitCursor* cur, int s,
                             int* ntot, int32_t* fq, int* target, int* skip, Split1* out, int ml,
-                            int f2, int K, uint64_t* labels, int W, int32_t* cs) noexcept nogil:
+                            int f2, int K, uint64_t* labels, int W, int32_t* cs, bint pdep) noexcept nogil:
     """The candidates of the child on side s in word w of the scan (``m``:
     its rows there, ``bnd``: its rows whose f2 value differs from the row
     before), offered to :func:`_offer`; then the word is passed.  Two
@@ -442,7 +299,7 @@ cdef inline void _scan_word(Elem* arr, int w, uint64_t m, uint64_t o, uint64_t b
         r = cur.c - cur.rows
         if r >= pc:
             break                 # the candidate lies beyond this word
-        b = w * 64 + _select_bit(m, r)
+        b = w * 64 + _select_bit(m, r, pdep)
         y = m & ((<uint64_t>1 << (b & 63)) - 1)
         a = w * 64 + 63 - clz64(y) if y != 0 else cur.last
         if arr[a].rank == arr[b].rank:
@@ -506,7 +363,7 @@ cdef inline void _cursors_start(BitCursor* cur, int* skip) noexcept nogil:
 
 cdef inline void _scan_two_bits(Elem* arr, int nn, uint8_t* flag, bint far, int* ntot,
                                 int32_t* fq, int* target, int* skip, Split1** out, int ml,
-                                int f2) noexcept nogil:
+                                int f2, bint pdep) noexcept nogil:
     """D2Split's scan of feature f2 with two classes: 64 rows at a time,
     their sides, labels and changes of f2's value become three bit maps,
     and each child visits only the positions its skip leaves
@@ -543,17 +400,17 @@ cdef inline void _scan_two_bits(Elem* arr, int nn, uint8_t* flag, bint far, int*
         valid = ~(<uint64_t>0) if end - k == 64 else (<uint64_t>1 << (end - k)) - 1
         if not cur[1].done:
             _scan_word(arr, w, sb, ob, bb, &cur[1], 1, ntot, fq, &target[1], &skip[1], out[1], ml, f2,
-                       2, NULL, 0, NULL)
+                       2, NULL, 0, NULL, pdep)
         if not cur[0].done:
             _scan_word(arr, w, ~sb & valid, ob, bb, &cur[0], 0, ntot, fq, &target[0], &skip[0], out[0], ml, f2,
-                       2, NULL, 0, NULL)
+                       2, NULL, 0, NULL, pdep)
         k = end
         w += 1
 
 
 cdef inline void _scan_two_maps(Elem* arr, int nn, uint64_t* side, uint64_t* ones, uint64_t* change,
                                 int* ntot, int32_t* fq, int* target, int* skip, Split1** out, int ml,
-                                int f2) noexcept nogil:
+                                int f2, bint pdep) noexcept nogil:
     """:func:`_scan_two_bits` over a node's kept maps of f2 (``side``: rows
     in the left child, ``ones``: of class 1, ``change``: f2's value differs
     from the row before; no bit beyond the last row): the same words, read
@@ -597,13 +454,13 @@ cdef inline void _scan_two_maps(Elem* arr, int nn, uint64_t* side, uint64_t* one
                 if w == words:
                     break
             _scan_word(arr, w, m, ones[w], change[w], c, s, ntot, fq, &target[s], &skip[s], out[s], ml, f2,
-                       2, NULL, 0, NULL)
+                       2, NULL, 0, NULL, pdep)
             w += 1
 
 
 cdef inline void _scan_class_maps(Elem* arr, int nn, int K, uint64_t* side, uint64_t* labels,
                                   uint64_t* change, int32_t* cnt, int* ntot, int32_t* fq, int* target,
-                                  int* skip, Split1** out, int ml, int f2) noexcept nogil:
+                                  int* skip, Split1** out, int ml, int f2, bint pdep) noexcept nogil:
     """:func:`_scan_two_maps` with three classes and more (``labels``: a map
     per class, at [class * words + w]; ``cnt``: scratch, two sides x K):
     a child's words before its next candidate pass with a popcount per
@@ -630,7 +487,7 @@ cdef inline void _scan_class_maps(Elem* arr, int nn, int K, uint64_t* side, uint
         while w < W and not cur.done:
             valid = ~(<uint64_t>0) if w < W - 1 or (nn & 63) == 0 else (<uint64_t>1 << (nn & 63)) - 1
             _scan_word(arr, w, (side[w] ^ flip) & valid, 0, change[w], &cur, s, ntot, fq, &target[s], &skip[s],
-                       out[s], ml, f2, K, labels, W, cs)
+                       out[s], ml, f2, K, labels, W, cs, pdep)
             w += 1
 
 
@@ -739,13 +596,26 @@ cdef class SortedLayout:
 
     def __init__(self, int32_t[:, ::1] order, int32_t[:, ::1] rank, int32_t[::1] y,
                  int n_classes, int max_depth, double cost, int min_leaf,
-                 int64_t[:, ::1] random_words, double[::1] weights=None):
+                 int64_t[:, ::1] random_words, double[::1] weights=None, options=None):
         """order[f, k]: id of the k-th instance sorted by feature f (stable);
         rank[f, i]: unique-value rank of instance i on feature f; y: labels
         0..K-1; random_words: (2, >= n) random integers for the set hashes;
-        weights: each row's weight (finite, > 0), or None for 1 each."""
+        weights: each row's weight (finite, > 0), or None for 1 each;
+        options: an :class:`~optimaltrees.search.engine.options.EngineOptions`
+        (None: the defaults)."""
         cdef int f, k, i, lvl, levels = max(max_depth, 1) + 1
         cdef Elem e
+        if options is None:
+            options = EngineOptions()
+        self.opt_hist_scans = options.histogram_scans
+        self.opt_hist_min_rows = options.histogram_min_rows
+        self.opt_pairs = PAIR_MODES.index(options.pairs)
+        self.opt_sweep_after = options.sweep_after
+        self.opt_sim_min_rows = options.similarity_min_rows
+        self.opt_switchy = options.scan_switch_rate
+        self.opt_maps_after = options.maps_after
+        self.opt_gather_entries = options.gather_entries
+        self.opt_pdep = pdep_choice(options.select)
         self.init_sizes(order.shape[1], order.shape[0], n_classes, min_leaf, cost, 1, y)
         self.snap_size = -1
         self.seen_size = -1
@@ -800,8 +670,8 @@ cdef class SortedLayout:
         # the similarity bound: sound without leaf sizes (a removed row lowers the
         # optimum by at most one) and, as written, for rows of weight one
         self.sim_words = (self.n + 63) // 64
-        self.sim_capacity = 0 if (min_leaf > 1 or self.weighted or sim_sets <= 0) else min(
-            sim_sets, max(4, SIM_WORDS // self.sim_words))
+        self.sim_capacity = 0 if (min_leaf > 1 or self.weighted or options.similarity_sets <= 0) else min(
+            options.similarity_sets, max(4, SIM_WORDS // self.sim_words))
         self.sim_masks.resize(levels + 1)
         self.sim_lbs.resize(levels + 1)
         self.sim_used.assign(levels + 1, 0)
@@ -1110,7 +980,7 @@ cdef class SortedLayout:
         cdef int f
         if depth <= 1:
             return True
-        if depth != 2 or not self.hist_ready or node.size < hist_min_rows:
+        if depth != 2 or not self.hist_ready or node.size < self.opt_hist_min_rows:
             return False
         for f in range(self.p):
             r = self.rank_offset[f + 1] - self.rank_offset[f]
@@ -1118,7 +988,7 @@ cdef class SortedLayout:
         # p^2 additions per row, and per scored root threshold one pass over
         # every bin for each child
         hist_cost = nn * self.p * self.p + HIST_SCORED * 2.0 * self.K * self.hist_bins * thresholds
-        return hist_cost <= hist_scans * nn * self.p
+        return hist_cost <= self.opt_hist_scans * nn * self.p
 
     cdef bint solve_exact(self, Node* node, int depth, double* best_val, Split1* root,
                           Split1* sides) noexcept nogil:
@@ -1226,7 +1096,7 @@ cdef class SortedLayout:
         if (4.0 * (self.hist_bins + 3.0) * cells > budget_bytes / 4
                 or <double>self.fixed_bytes + 4.0 * (self.hist_bins + 3.0) * cells > budget_bytes / 2):
             return
-        if pairs_mode == 2 or (pairs_mode == 0 and <double>self.n * self.p * self.p * 4.0
+        if self.opt_pairs == 2 or (self.opt_pairs == 0 and <double>self.n * self.p * self.p * 4.0
                                < <double>self.hist_bins * cells):
             return      # never, or no parent large enough to build snapshots for (pair_children)
         self.snap_cells = <size_t>self.hist_bins * cells
@@ -1286,7 +1156,7 @@ cdef class SortedLayout:
         self.map_counts.clear()
         self.map_change.clear()
         self.fixed_bytes = self.memory_bytes()
-        if (self.weighted or self.K > MAPS_MAX_CLASSES or self.n < 2 or maps_after <= 0
+        if (self.weighted or self.K > MAPS_MAX_CLASSES or self.n < 2 or self.opt_maps_after <= 0
                 or max_depth < 2):
             return
         cdef size_t entries = <size_t>self.n * self.p
@@ -1298,7 +1168,7 @@ cdef class SortedLayout:
             self.fixed_bytes = self.memory_bytes()
             return
         # the ordered copy of the positions, where it pays and fits
-        if (map_gather_entries >= 0 and entries >= <size_t>map_gather_entries
+        if (self.opt_gather_entries >= 0 and entries >= <size_t>self.opt_gather_entries
                 and <double>(b + entries * sizeof(int32_t)) <= budget_bytes / 4
                 and <double>(self.fixed_bytes + b + entries * sizeof(int32_t)) <= budget_bytes / 2):
             self.map_seq.resize(entries)
@@ -1315,7 +1185,7 @@ cdef class SortedLayout:
 
     cdef bint _use_maps(self, Elem* data, int nn) noexcept nogil:
         """Whether this D2Split call scans the side maps (built on the node's
-        :data:`maps_after`-th call).  A node is known by its orders' address,
+        ``maps_after``-th call, an engine option).  A node is known by its orders' address,
         its size and the epoch of the child buffers (bumped on every
         rewrite), so maps never outlive the rows they describe."""
         if not self.maps_allowed:
@@ -1329,7 +1199,7 @@ cdef class SortedLayout:
             self.map_f1 = -1
             self.map_seq_ok = False
         self.map_calls += 1
-        if maps_after <= 0 or self.map_calls < maps_after:
+        if self.opt_maps_after <= 0 or self.map_calls < self.opt_maps_after:
             return False
         if not self.map_built:
             self._build_maps(data, nn)
@@ -1448,7 +1318,7 @@ cdef class SortedLayout:
 
     cdef bint sweep_due(self, Node* node, int evaluated) noexcept nogil:
         """Whether a depth-two node's search of a root feature, ``evaluated``
-        intervals in, should sweep the rest (:data:`sweep_after`; where the
+        intervals in, should sweep the rest (the ``sweep_after`` option; where the
         nodes keep side maps, only from MAPS_SWEEP_ROWS rows)."""
         cdef double bits = log2(<double>node.size + 1.0)
         cdef double share = bits - log2(<double>SWEEP_SMALL_ROWS)     # 0 .. 1 across the ramp
@@ -1456,11 +1326,11 @@ cdef class SortedLayout:
             share = 0.0
         elif share > 1.0:
             share = 1.0
-        if not self.sweep_allowed or sweep_after < 0.0:
+        if not self.sweep_allowed or self.opt_sweep_after < 0.0:
             return False
         if self.maps_allowed:
             return node.size >= MAPS_SWEEP_ROWS and evaluated >= MAPS_SWEEP_AFTER * bits
-        return evaluated >= sweep_after * (1.0 + 2.0 * share) / 3.0 * bits
+        return evaluated >= self.opt_sweep_after * (1.0 + 2.0 * share) / 3.0 * bits
 
     cdef bint sweep_start(self, Node* node, int f1, int32_t* P, int i, int j) noexcept nogil:
         """Ready a sweep of root feature f1's thresholds P[i..j] at a depth-two
@@ -1618,7 +1488,7 @@ cdef class SortedLayout:
             # copying a snapshot per rank costs about a quarter of adding as many
             # counts one by one; below that the parent's own walk is cheaper
             if (<double>nn * self.p * self.p * 4.0 < <double>self.hist_bins * self.hist_bins * self.K
-                    and pairs_mode != 1):
+                    and self.opt_pairs != 1):
                 return False
             if not self._build_snapshots(parent):
                 return False
@@ -1879,7 +1749,7 @@ cdef class SortedLayout:
         two and up, large enough (against the data's size, too), and searched
         (a node the histograms solve whole may be one whose rows a pair walk
         never laid out)."""
-        return (self.sim_capacity > 0 and depth >= 2 and node.size >= sim_min_rows
+        return (self.sim_capacity > 0 and depth >= 2 and node.size >= self.opt_sim_min_rows
                 # (a bitmap over every row costs no more than one scan of the node's)
                 and <size_t>node.size * self.p >= <size_t>self.sim_words
                 and not self.solves_whole(node, depth))
@@ -2086,15 +1956,16 @@ cdef class SortedLayout:
                 skip[s] = NEVER if target[s] <= least[s] else start_skip
             if maps and K == 2:
                 _scan_two_maps(arr, nn, &self.map_side[<size_t>f2 * W], &self.map_label[<size_t>f2 * W],
-                               &self.map_change[<size_t>f2 * W], ntot, fq, target, skip, out, ml, f2)
+                               &self.map_change[<size_t>f2 * W], ntot, fq, target, skip, out, ml, f2,
+                               self.opt_pdep)
                 continue
             if maps:
                 _scan_class_maps(arr, nn, K, &self.map_side[<size_t>f2 * W],
                                  &self.map_label[<size_t>f2 * K * W], &self.map_change[<size_t>f2 * W],
-                                 &self.map_counts[0], ntot, fq, target, skip, out, ml, f2)
+                                 &self.map_counts[0], ntot, fq, target, skip, out, ml, f2, self.opt_pdep)
                 continue
             if K == 2:
-                _scan_two_bits(arr, nn, flag, far, ntot, fq, target, skip, out, ml, f2)
+                _scan_two_bits(arr, nn, flag, far, ntot, fq, target, skip, out, ml, f2, self.opt_pdep)
                 continue
             if K > WIDE_CLASSES:
                 self._d2_scan_wide(arr, nn, f2, ntot, fq, cc, target, skip, out, ml)
@@ -2104,7 +1975,7 @@ cdef class SortedLayout:
             # seldom does (correlated features): as measured on the last scan
             # of this (f1, f2) pair
             pair = <size_t>f1 * self.switch_stride + f2
-            masked = self.switch_rate[pair] > SWITCHY
+            masked = self.switch_rate[pair] > self.opt_switchy
             if masked:
                 sw = _scan_classes(arr, nn, K, flag, ntot, fq, cc, target, skip, out, ml, f2, True)
             else:
