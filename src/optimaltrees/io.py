@@ -2,16 +2,17 @@
 
 JSON rather than pickle: a model file is readable, diffable and does not
 break when Python or numpy change.  Everything a fitted estimator holds is
-stored: parameters, arrays (with their dtype), the ``Tree`` or
-``DecisionDiagram``, the SAT binarizer, traces.
+stored: parameters, arrays (with their dtype), the ``Tree``,
+``RegressionTree`` or ``DecisionDiagram``, the SAT binarizer, traces.
 
 Loading a file from a stranger runs none of the file's choosing: whatever
 :func:`load_model` (and :func:`model_from_dict`) accepts,
 
-* the only classes built are the three estimators and, each in its own place
-  inside them, ``Tree``, ``DecisionDiagram``, ``Binarizer``, ``BooleanTest``,
-  ``TracePoint`` and ``FitSummary``; names are looked up in fixed tables,
-  never imported;
+* the only classes built are the four estimators and, each in its own place
+  inside them, ``Tree``, ``RegressionTree``, ``DecisionDiagram``,
+  ``Binarizer``, ``BooleanTest``, ``TracePoint`` and ``FitSummary``; names
+  are looked up in fixed tables (``optimaltrees.io_schema``), never
+  imported;
 * parameters are the estimator's own, plain JSON values that pass the
   estimator's own validation (``validate_params``: scikit-learn's
   ``_parameter_constraints``, then the checks across parameters); a
@@ -22,7 +23,8 @@ Loading a file from a stranger runs none of the file's choosing: whatever
 * fitted attributes are those the estimator has, each of the expected type,
   dtype and shape, and consistent with each other (``classes_``,
   ``n_features_in_``, the tree's or diagram's features and classes, its size
-  within the ``max_depth`` or ``skeleton`` parameter);
+  within the ``max_depth`` or ``skeleton`` parameter); a regression tree's
+  means are finite, its weights, rows and squared errors finite and >= 0;
 * trees and diagrams are checked structurally
   (:mod:`optimaltrees.model.checks`): indices in range, one proper tree or a
   layered DAG, so ``predict`` and ``export_text`` end;
@@ -117,7 +119,7 @@ def _encode(value, where: str):
 
 
 def _check_savable(model) -> None:
-    """Only the three estimators themselves: a file that named anything else
+    """Only the four estimators themselves: a file that named anything else
     (a Pipeline's transformers, a subclass) could not be loaded without
     building classes the file chooses, which loading never does."""
     if type(model) in _FITTED:
@@ -143,7 +145,7 @@ def model_to_dict(model, metadata: dict | None = None) -> dict:
 
     Parameters
     ----------
-    model : OptimalTreeClassifier, SATTreeClassifier or DecisionDiagramClassifier
+    model : OptimalTreeClassifier, OptimalTreeRegressor, SATTreeClassifier or DecisionDiagramClassifier
         A fitted estimator of the library.  Anything else, a scikit-learn
         ``Pipeline`` included, raises TypeError (for a Pipeline: save its
         last step, and keep the preprocessing in your code).
@@ -186,7 +188,7 @@ def save_model(model, path: str | Path, metadata: dict | None = None) -> None:
 
     Parameters
     ----------
-    model : OptimalTreeClassifier, SATTreeClassifier or DecisionDiagramClassifier
+    model : OptimalTreeClassifier, OptimalTreeRegressor, SATTreeClassifier or DecisionDiagramClassifier
         A fitted estimator of the library.  A fitted scikit-learn
         ``Pipeline`` is refused with a TypeError: a file that held its
         transformers could only be loaded by building classes the file

@@ -6,8 +6,8 @@ a file's ``params`` and ``fitted`` entries hold and checks it:
 * plain values, numeric and string arrays (every item checked against its
   dtype before numpy sees it; a declared shape allocates nothing), and the
   few library objects a file may name, each in its own place
-  (``Tree``, ``DecisionDiagram``, ``Binarizer``, ``BooleanTest``,
-  ``TracePoint``, ``FitSummary``);
+  (``Tree``, ``RegressionTree``, ``DecisionDiagram``, ``Binarizer``,
+  ``BooleanTest``, ``TracePoint``, ``FitSummary``);
 * per estimator (``_ESTIMATORS``), every fitted attribute a file may set
   with its decoder (``_FITTED``), the attributes it must set
   (``_REQUIRED``), its ``FitSummary.method`` (``_METHOD``), and the checks
@@ -28,9 +28,11 @@ from optimaltrees.data.binarize import Binarizer, BooleanTest
 from optimaltrees.estimators._base import validate_params
 from optimaltrees.estimators.classifier import OptimalTreeClassifier
 from optimaltrees.estimators.diagram import DecisionDiagramClassifier
+from optimaltrees.estimators.regressor import OptimalTreeRegressor
 from optimaltrees.estimators.sat import MAX_SAT_DEPTH, SATTreeClassifier
 from optimaltrees.model.checks import check_diagram_arrays, check_tree_arrays
 from optimaltrees.model.diagram import DecisionDiagram
+from optimaltrees.model.regression_tree import RegressionTree
 from optimaltrees.model.summary import METHODS, FitSummary
 from optimaltrees.model.tree import Tree
 
@@ -294,6 +296,7 @@ def _reals(value, where: str) -> np.ndarray:
 # ------------------------------------------------------------------ loading: the allowed objects
 
 _TREE = "optimaltrees.model.tree:Tree"
+_REGRESSION_TREE = "optimaltrees.model.regression_tree:RegressionTree"
 _DIAGRAM = "optimaltrees.model.diagram:DecisionDiagram"
 _BINARIZER = "optimaltrees.data.binarize:Binarizer"
 _BOOLEAN_TEST = "optimaltrees.data.binarize:BooleanTest"
@@ -320,11 +323,22 @@ def _state(value, where: str, name: str, fields: tuple[str, ...], optional: tupl
     return state
 
 
+_TREE_FIELDS = ("feature", "threshold", "children_left", "children_right", "value", "n_features")
+#: fields files written before missing values and sample weights lack
+_TREE_OPTIONAL = ("missing_left", "missing_in_training", "weighted")
+
+
 def _tree(value, where: str) -> Tree:
     """Arrays only; the structure is checked with the estimator's sizes (``_check_fitted``)."""
-    s = _state(value, where, _TREE, ("feature", "threshold", "children_left", "children_right",
-                                     "value", "n_features"),
-               optional=("missing_left", "missing_in_training", "weighted"))
+    s = _state(value, where, _TREE, _TREE_FIELDS, optional=_TREE_OPTIONAL)
+    try:
+        return Tree(**_tree_fields(s, where))
+    except ValueError as exc:
+        raise ValueError(f"{where}: {exc}") from None
+
+
+def _tree_fields(s: dict, where: str) -> dict:
+    """A tree's arrays and flags, each of its type (what ``Tree`` takes)."""
     fields = dict(feature=_array(s["feature"], f"{where}.feature", "iu"),
                   threshold=_array(s["threshold"], f"{where}.threshold", "iuf"),
                   children_left=_array(s["children_left"], f"{where}.children_left", "iu"),
@@ -342,8 +356,36 @@ def _tree(value, where: str) -> Tree:
         if not isinstance(s["weighted"], bool):
             raise ValueError(f"{where}.weighted: expected true or false, got {_describe(s['weighted'])}")
         fields["weighted"] = s["weighted"]
+    return fields
+
+
+def _regression_tree(value, where: str) -> RegressionTree:
+    """A tree whose ``value`` holds each node's mean target (one finite
+    number per node), with the rows, weight and squared error reaching each
+    node (finite, >= 0).  Every field is present: regression trees came with
+    files of version 3.  The structure is checked in ``_check_fitted``."""
+    s = _state(value, where, _REGRESSION_TREE, _TREE_FIELDS + _TREE_OPTIONAL
+               + ("node_weight", "node_samples", "node_sse"))
+    fields = _tree_fields(s, where)
+    n = len(fields["feature"])
+    means = fields["value"]
+    if means.shape != (n, 1):
+        raise ValueError(f"{where}.value: a regression tree holds one mean per node, shape ({n}, 1); "
+                         f"got shape {means.shape}")
+    bad = np.flatnonzero(~np.isfinite(means[:, 0]))
+    if bad.size:
+        raise ValueError(f"{where}.value: the means must be finite; node {int(bad[0])} has {float(means[bad[0], 0])!r}")
+    for key, kinds in (("node_weight", "iuf"), ("node_samples", "i"), ("node_sse", "iuf")):
+        arr = _array(s[key], f"{where}.{key}", kinds)
+        if arr.shape != (n,):
+            raise ValueError(f"{where}.{key}: expected one number per node ({n}), got {arr.shape[0]}")
+        bad = np.flatnonzero(~(np.isfinite(arr) & (arr >= 0)))
+        if bad.size:
+            raise ValueError(f"{where}.{key}: expected finite numbers >= 0; node {int(bad[0])} has "
+                             f"{arr[bad[0]].item()!r}")
+        fields[key] = arr
     try:
-        return Tree(**fields)
+        return RegressionTree(**fields)
     except ValueError as exc:
         raise ValueError(f"{where}: {exc}") from None
 
@@ -499,6 +541,14 @@ def _non_negative(value, where: str) -> int:
     return _integer(value, where, 0)
 
 
+def _squared_error(value, where: str) -> float:
+    """A squared error, or a bound on one: a finite number >= 0."""
+    value = _real(value, where)
+    if not 0 <= value < float("inf"):
+        raise ValueError(f"{where}: expected a finite number >= 0, got {value!r}")
+    return value
+
+
 def _errors(value, where: str) -> int | float:
     """Training errors: a count, or a misclassified weight (a fit with sample weights)."""
     if isinstance(value, int) and not isinstance(value, bool):
@@ -516,6 +566,7 @@ _ESTIMATORS = {
     "optimaltrees.estimators.classifier:OptimalTreeClassifier": OptimalTreeClassifier,
     "optimaltrees.estimators.sat:SATTreeClassifier": SATTreeClassifier,
     "optimaltrees.estimators.diagram:DecisionDiagramClassifier": DecisionDiagramClassifier,
+    "optimaltrees.estimators.regressor:OptimalTreeRegressor": OptimalTreeRegressor,
 }
 _COMMON = {"classes_": _labels, "n_features_in_": _size, "feature_names_in_": _names,
            "train_error_": _errors, "is_optimal_": _boolean, "fit_time_": _real,
@@ -536,12 +587,20 @@ _FITTED = {
         "from_heuristic_": _boolean, "diagram_source_": _diagram_source, "timed_out_": _boolean,
         "interrupted_": _boolean, "heuristic_objective_": _real, "trace_": _trace, "solve_time_": _real, "n_nodes_": _non_negative,
         "fairness_rates_": _pair_of_reals, "encoder_": _optional(_binarizer)},
+    OptimalTreeRegressor: {
+        "n_features_in_": _size, "feature_names_in_": _names, "encoder_": _optional(_binarizer),
+        "tree_": _regression_tree, "train_error_": _squared_error, "objective_": _squared_error,
+        "lower_bound_": _squared_error, "total_sse_": _squared_error, "gap_": _real, "is_optimal_": _boolean,
+        "timed_out_": _boolean, "interrupted_": _boolean, "fit_time_": _real, "stats_": _stats,
+        "trace_": _trace, "summary_": _summary},
 }
 _REQUIRED = {OptimalTreeClassifier: ("classes_", "n_features_in_", "tree_", "summary_"),
              SATTreeClassifier: ("classes_", "n_features_in_", "tree_", "binarizer_", "summary_"),
-             DecisionDiagramClassifier: ("classes_", "n_features_in_", "diagram_", "summary_")}
+             DecisionDiagramClassifier: ("classes_", "n_features_in_", "diagram_", "summary_"),
+             OptimalTreeRegressor: ("n_features_in_", "tree_", "summary_")}
 #: FitSummary.method of each estimator
-_METHOD = {OptimalTreeClassifier: "tree", SATTreeClassifier: "sat", DecisionDiagramClassifier: "diagram"}
+_METHOD = {OptimalTreeClassifier: "tree", SATTreeClassifier: "sat", DecisionDiagramClassifier: "diagram",
+           OptimalTreeRegressor: "tree"}
 
 
 def _params(cls, params, model) -> None:
@@ -573,9 +632,11 @@ def _check_tree(tree: Tree, where: str, n_features: int, n_classes: int, max_dep
         raise ValueError(f"{where}: the tree has {tree.n_features} features, the model {n_features}")
     if tree.node_count >= 2 ** (max_depth + 1):
         raise ValueError(f"{where}: {tree.node_count} nodes, more than a tree of depth {max_depth} has")
+    # a regression tree's means may be negative: its weights stand in for the counts
+    counts = tree.node_weight[:, None] if isinstance(tree, RegressionTree) else tree.value
     try:
         check_tree_arrays(tree.feature, tree.threshold, tree.children_left, tree.children_right,
-                          tree.value, tree.n_features, n_classes=n_classes, max_depth=max_depth)
+                          counts, tree.n_features, n_classes=n_classes, max_depth=max_depth)
     except ValueError as exc:
         raise ValueError(f"{where}: {exc}") from None
 
@@ -604,7 +665,7 @@ def _check_fitted(model, fitted: dict) -> None:
     missing = [k for k in _REQUIRED[type(model)] if k not in fitted]
     if missing:
         raise ValueError(f"fitted: missing {', '.join(missing)}")
-    n_classes = len(fitted["classes_"])
+    n_classes = len(fitted["classes_"]) if "classes_" in fitted else 1    # a regressor: one value per node
     n_features = fitted["n_features_in_"]
     if fitted.get("n_classes_", n_classes) != n_classes:
         raise ValueError(f"fitted.n_classes_: {fitted['n_classes_']}, but classes_ has {n_classes} labels")
@@ -620,7 +681,7 @@ def _check_fitted(model, fitted: dict) -> None:
     names = fitted.get("feature_names_in_")
     if names is not None and len(names) != n_features:
         raise ValueError(f"fitted.feature_names_in_: {len(names)} names for {n_features} features")
-    if isinstance(model, OptimalTreeClassifier):
+    if isinstance(model, (OptimalTreeClassifier, OptimalTreeRegressor)):
         encoder = fitted.get("encoder_")
         if encoder is not None:
             if encoder.n_features_in_ != n_features or not getattr(encoder, "keep_numeric", False):
