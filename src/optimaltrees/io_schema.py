@@ -374,7 +374,8 @@ def _regression_tree(value, where: str) -> RegressionTree:
                          f"got shape {means.shape}")
     bad = np.flatnonzero(~np.isfinite(means[:, 0]))
     if bad.size:
-        raise ValueError(f"{where}.value: the means must be finite; node {int(bad[0])} has {float(means[bad[0], 0])!r}")
+        raise ValueError(f"{where}.value: the means must be finite; node {int(bad[0])} has "
+                         f"{float(means[bad[0], 0])!r}")
     for key, kinds in (("node_weight", "iuf"), ("node_samples", "i"), ("node_sse", "iuf")):
         arr = _array(s[key], f"{where}.{key}", kinds)
         if arr.shape != (n,):
