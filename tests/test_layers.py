@@ -15,7 +15,8 @@ rank  modules                                     what they are
 2     ``search``                                  the engines (ConTree, SAT, diagram MILP)
 3     ``estimators``, the package root            the scikit-learn estimators (the root
                                                   ``optimaltrees/__init__`` re-exports them)
-4     ``io``, ``plot``, ``demo``                  model files, pictures, the demo
+4     ``io``, ``io_schema``, ``plot``, ``demo``   model files (``io_schema``: what a file may
+                                                  hold, and its checks), pictures, the demo
 5     ``bench``                                   benchmark suites (they save and plot models)
 6     ``cli``, ``__main__``                       the command line (it runs the suites)
 ====  ==========================================  ===========================================
@@ -45,7 +46,7 @@ RANKS = {
     "model": 1, "anytime": 1,
     "search": 2,
     "estimators": 3, "": 3,          # "": the package root, optimaltrees/__init__.py
-    "io": 4, "plot": 4, "demo": 4,
+    "io": 4, "io_schema": 4, "plot": 4, "demo": 4,
     "bench": 5,
     "cli": 6, "__main__": 6,
 }

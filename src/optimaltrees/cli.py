@@ -1,6 +1,7 @@
 """optimaltrees: provably optimal decision trees and diagrams from the shell.
 
   optimaltrees fit DATA --depth 3 --out model.json     learn a model, print it, save it
+  optimaltrees fit DATA --task regression              a regression tree (default: chosen from the label)
   optimaltrees predict model.json DATA                 predict (and score, if DATA has the label)
   optimaltrees show model.json [--dot | --png F]       print or draw a saved model
   optimaltrees bench SUITE                             reproduce the papers' experiments on Dask
@@ -22,6 +23,12 @@ from pathlib import Path
 # (tests/cli/test_cli_usability.py checks which modules --help loads).
 
 METHODS = ("tree", "sat", "diagram")
+TASKS = ("auto", "classification", "regression")
+#: --task auto: a numeric label with more distinct values than this is a
+#: quantity to regress on, not classes (the classifier warns at the same
+#: count: ``optimaltrees.data.validation.MANY_NUMERIC_CLASSES``, not imported
+#: here because it loads scikit-learn, and --help loads nothing heavy)
+MANY_CLASSES = 50
 COMMANDS = ("fit", "predict", "show", "bench")
 
 
@@ -88,8 +95,10 @@ def _fit_parser(sub) -> None:
     from optimaltrees.search.strategies import SCHEDULES, STRATEGIES
 
     p = sub.add_parser("fit", help=_HELP["fit"],
-                       description="Learn a model from DATA, print it with its training accuracy, proof "
-                                   "status and gap, and optionally save it (--out) or draw it (--png).")
+                       description="Learn a model from DATA, print it with its training accuracy (a "
+                                   "regression tree: R^2 and squared error), proof status and gap, and "
+                                   "optionally save it (--out) or draw it (--png). It first prints which "
+                                   "task it fits (--task) and why.")
     p.add_argument("data", metavar="DATA", help="CSV or whitespace-separated data file")
     _data_options(p, "label column: name or index (negative counts from the end); default: a column "
                      "named y/label/class/target, else the first column of a whitespace file, else the last")
@@ -100,6 +109,10 @@ def _fit_parser(sub) -> None:
     p.add_argument("--class-weight", choices=("balanced",),
                    help="balanced: weigh each class by rows / (classes x its rows), so the optimum "
                         "maximises balanced accuracy")
+    p.add_argument("--task", choices=TASKS, default="auto",
+                   help=f"classification (each label value a class) or regression (a numeric label; "
+                        f"--method tree only); auto (default): regression when the label is numeric and "
+                        f"holds a non-integer or more than {MANY_CLASSES} distinct values, else classification")
     p.add_argument("--method", choices=METHODS, default="tree",
                    help="tree: optimal tree of bounded depth (ConTree search, default); sat: smallest "
                         "perfect tree by SAT; diagram: optimal decision diagram by MILP")
@@ -126,13 +139,14 @@ def _fit_parser(sub) -> None:
 def _predict_parser(sub) -> None:
     p = sub.add_parser("predict", help=_HELP["predict"],
                        description="Print one prediction per row of DATA (or write them with --out). "
-                                   "When DATA holds the label column too, also print the accuracy.")
+                                   "When DATA holds the label column too, also print the accuracy (a "
+                                   "regression model: R^2 and RMSE).")
     p.add_argument("model", metavar="MODEL", help="JSON file written by 'optimaltrees fit --out'")
     p.add_argument("data", metavar="DATA", help="data file with the model's feature columns")
     _data_options(p, "label column of DATA, if it has one (default: the one the model was trained with, "
                      "when present)")
     p.add_argument("--proba", action="store_true",
-                   help="print class probabilities instead (CSV with one column per class)")
+                   help="print class probabilities instead (CSV with one column per class; classifiers only)")
     p.add_argument("--out", help="write the predictions here, one per line")
 
 
@@ -172,7 +186,8 @@ def _bench_parser(sub) -> None:
                              "there (a long suite split over several runs)")
 
 
-_HELP = {"fit": "learn a tree or diagram from a data file", "predict": "predict with a saved model",
+_HELP = {"fit": "learn a classification or regression tree, or a diagram, from a data file",
+         "predict": "predict with a saved model",
          "show": "print or draw a saved model",
          "bench": "run a benchmark suite: the papers' experiments, or a cross-validation sweep"}
 _BUILDERS = {"fit": _fit_parser, "predict": _predict_parser, "show": _show_parser, "bench": _bench_parser}
@@ -282,6 +297,10 @@ def _estimator(args):
     # the estimators' own default unless --time-limit is given
     limit = ({} if args.time_limit is None
              else {"time_limit": None if args.time_limit == NO_LIMIT else args.time_limit})
+    if args.task == "regression":        # chosen by choose_task: --method tree, no classes
+        from optimaltrees import OptimalTreeRegressor
+
+        return OptimalTreeRegressor(max_depth=3 if args.depth is None else args.depth, **limit)
     if args.method == "tree":
         return OptimalTreeClassifier(max_depth=3 if args.depth is None else args.depth, search=args.strategy,
                                      schedule=args.schedule, verbose=args.verbose,
@@ -297,6 +316,52 @@ def _estimator(args):
                        f"got {args.skeleton!r}") from None
     return DecisionDiagramClassifier(skeleton, splits=args.splits, alpha=args.alpha, verbose=args.verbose,
                                      **limit)
+
+
+def choose_task(task: str, y, label) -> tuple[str, str]:
+    """The task to fit and the line that says which and why.
+
+    ``--task auto``: regression when the label is numeric and holds a
+    non-integer or more than :data:`MANY_CLASSES` distinct values (a price,
+    an age), else classification (text labels, or a few integer codes).
+    """
+    import numpy as np
+
+    if task != "auto":
+        return task, f"task: {task} (--task {task})"
+    values = np.unique(y)
+    n, name = len(values), str(label)
+    if values.dtype.kind not in "iuf":
+        return "classification", f"task: classification (label {name!r} is text, {n} distinct values)"
+    if values.dtype.kind == "f" and not np.all(values == np.round(values)):
+        return "regression", (f"task: regression (label {name!r} is numeric with {n} distinct values, "
+                              "not all integers)")
+    if n > MANY_CLASSES:
+        return "regression", (f"task: regression (label {name!r} is numeric with {n} distinct values; "
+                              "--task classification to override)")
+    return "classification", (f"task: classification (label {name!r} has {n} distinct integer values; "
+                              "--task regression to override)")
+
+
+def _check_regression(args, y=None, label=None, auto: bool = False) -> None:
+    """What a regression fit cannot do, as one-line errors: a label of text
+    (``y``: the labels, once read), another method, classes' options."""
+    import numpy as np
+
+    y = None if y is None else np.asarray(y)
+    if y is not None and y.dtype.kind not in "iuf":
+        raise CliError(f"--task regression: label {str(label)!r} holds text ({y[0]!r}), not numbers; "
+                       "leave --task out, or give --task classification")
+    why = (f"label {str(label)!r} looks like a regression target (--task auto chose regression)"
+           if auto else "--task regression")
+    if args.method != "tree":
+        classes = auto and bool(np.all(y == np.round(y)))      # integers: the classifier takes them
+        raise CliError(f"{why}: regression trees need --method tree (--method {args.method} classifies only)"
+                       + ("; --task classification treats each value as a class" if classes else ""))
+    if args.class_weight is not None:
+        raise CliError(f"{why}: --class-weight weighs classes, and a regression tree has none")
+    if args.strategy != "exhaustive":
+        raise CliError(f"{why}: regression trees search exhaustively only; leave out --strategy {args.strategy}")
 
 
 def _inputs(method: str, table):
@@ -319,6 +384,11 @@ def _warn_id_like(table) -> None:
                      f"feature, leave it out with --drop {shlex.quote(name)}")
 
 
+def _task_words(message: str) -> str:
+    """The classifier's advice for numeric labels in the command line's words."""
+    return message.replace("use OptimalTreeRegressor", "use --task regression")
+
+
 def _fit(model, X, y, sample_weight=None) -> None:
     """model.fit, with its errors and warnings in the command line's words."""
     import warnings
@@ -330,14 +400,14 @@ def _fit(model, X, y, sample_weight=None) -> None:
         try:
             model.fit(X, y) if sample_weight is None else model.fit(X, y, sample_weight=sample_weight)
         except (ValueError, TypeError) as exc:
-            raise CliError(flag_words(str(exc))) from None
+            raise CliError(_task_words(flag_words(str(exc)))) from None
     seen = set()
     for w in caught:
         if issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning)):
             continue        # for developers, not for the user of the command
         if issubclass(w.category, IdentifierColumnWarning):
             continue        # said before the fit, with the --drop that leaves the column out
-        text = flag_words(str(w.message))
+        text = _task_words(flag_words(str(w.message)))
         if text not in seen:
             seen.add(text)
             _warn("fit", text)
@@ -345,7 +415,10 @@ def _fit(model, X, y, sample_weight=None) -> None:
 
 def _status_lines(model, X, y, weight=None) -> list[str]:
     import numpy as np
+    from sklearn.base import is_regressor
 
+    if is_regressor(model):
+        return _regression_lines(model, X, y, weight)
     pred = model.predict(X)
     acc = float(np.mean(pred == y))
     errors = int(np.sum(pred != y))
@@ -354,6 +427,46 @@ def _status_lines(model, X, y, weight=None) -> list[str]:
     if weight is not None:
         lines.append(f"weighted training error: {float(weight[pred != y].sum()):.6g} of {float(weight.sum()):.6g}")
     return lines + [summary.describe(), f"fit time: {summary.fit_seconds:.3f} s"]
+
+
+def _regression_lines(model, X, y, weight=None) -> list[str]:
+    """R^2, squared error and RMSE on the training data (and weighted, with
+    weights), the summary line and the fit time."""
+    import numpy as np
+
+    pred = model.predict(X)
+    lines = [f"training R^2: {_r2(y, pred):.4f} (squared error {_squared_error(y, pred):.6g}, "
+             f"RMSE {_rmse(y, pred):.6g} on {len(y)} rows)"]
+    if weight is not None:
+        lines.append(f"weighted training R^2: {_r2(y, pred, weight):.4f} (weighted squared error "
+                     f"{float(model.train_error_):.6g} of {float(model.total_sse_):.6g})")
+    summary = model.summary_
+    return lines + [summary.describe(), f"fit time: {summary.fit_seconds:.3f} s"]
+
+
+def _squared_error(y, pred, weight=None) -> float:
+    import numpy as np
+
+    residual = np.asarray(pred, dtype=float) - np.asarray(y, dtype=float)
+    return float(np.sum((1.0 if weight is None else weight) * residual ** 2))
+
+
+def _rmse(y, pred) -> float:
+    return (_squared_error(y, pred) / max(len(y), 1)) ** 0.5
+
+
+def _r2(y, pred, weight=None) -> float:
+    """1 - squared error / squared error around the (weighted) mean; as
+    scikit-learn's ``r2_score``, 1 for a perfect fit of constant targets, else 0 then."""
+    import numpy as np
+
+    y = np.asarray(y, dtype=float)
+    w = np.ones(len(y)) if weight is None else np.asarray(weight, dtype=float)
+    total = float(np.sum(w * (y - np.sum(w * y) / np.sum(w)) ** 2))
+    error = _squared_error(y, pred, w)
+    if total == 0:
+        return 1.0 if error == 0 else 0.0
+    return 1.0 - error / total
 
 
 def _weight_column(table, name: str | None):
@@ -390,7 +503,11 @@ def _draw_trace(model, path: str) -> None:
     trace = getattr(model, "trace_", None)
     if not trace:
         raise CliError(f"this {type(model).__name__} has no anytime trace to draw")
-    label = "objective" if model.summary_.method == "diagram" else "training error"
+    from sklearn.base import is_regressor
+
+    # a regressor's axis is its objective's name (squared error)
+    label = ("objective" if model.summary_.method == "diagram" else None if is_regressor(model)
+             else "training error")
     try:
         save(plot_trace(model, error_label=label), path)   # held flat to the fit's end
     except (ValueError, OSError) as exc:
@@ -404,6 +521,8 @@ def cmd_fit(args) -> int:
     check_output("--trace-png", args.trace_png, picture=True, inputs=(args.data,))
     if args.trace_png and args.method == "sat":
         raise CliError("--trace-png: the sat method keeps no anytime curve (tree and diagram do)")
+    if args.task == "regression":
+        _check_regression(args)          # before reading the data
     table = _read(args.data, args.label, args.header, args, allow_missing=args.method == "tree")
     unknown = [c for c in args.drop if c not in table.X.columns]
     if unknown:
@@ -414,6 +533,13 @@ def cmd_fit(args) -> int:
     if table.X.shape[1] == 0:
         raise CliError("--drop and --weight leave no feature column" if args.weight else "--drop leaves no feature column")
     _warn_id_like(table)
+    auto = args.task == "auto"
+    args.task, line = choose_task(args.task, table.y, table.label)
+    if args.task == "regression":
+        _check_regression(args, table.y, table.label, auto=auto)
+        if args.verbose:
+            _warn("fit", "--verbose: a regression fit shows no progress line yet")
+    print(line)
     model = _estimator(args)
     X = _inputs(args.method, table)
     _fit(model, X, table.y, weight)
@@ -478,9 +604,14 @@ def _label_in_file(args, trained_label, columns, n_in: int):
 
 def cmd_predict(args) -> int:
     import numpy as np
+    from sklearn.base import is_regressor
 
     check_output("--out", args.out, inputs=(args.model, args.data))
     model, trained_label, columns = _load(args.model)
+    regression = is_regressor(model)
+    if regression and args.proba:
+        raise CliError(f"--proba: {args.model} holds a regression tree; it predicts numbers, not class "
+                       "probabilities")
     gaps = model.summary_.method == "tree"          # trees route missing values
     # the model's categories stay text ("1" is a category, not the number 1)
     encoder = getattr(model, "encoder_", None) or getattr(model, "binarizer_", None)
@@ -490,7 +621,10 @@ def cmd_predict(args) -> int:
                                                                        model.n_features_in_)
     table = _read(args.data, label, args.header, args, allow_missing=gaps, text_columns=text)
     X = table.X
-    truth = None if label is False else table.y
+    truth = None if label is False else np.asarray(table.y)
+    if truth is not None and regression and truth.dtype.kind not in "iuf":
+        raise CliError(f"{args.data}: the label column {table.label!r} holds text ({truth[0]!r}); a regression "
+                       "model is scored on numbers (give a file without that column to skip the score)")
     if columns is not None and set(columns) <= set(map(str, X.columns)):
         X = X[columns]
     elif columns is not None and not table.named and len(X.columns) == len(columns):
@@ -537,6 +671,8 @@ def cmd_predict(args) -> int:
         writer.writerow(map(str, model.classes_))
         writer.writerows([f"{v:.6g}" for v in row] for row in proba)
         text = out.getvalue()
+    elif regression:        # every digit: the leaf means exactly
+        text = "\n".join(repr(float(p)) for p in pred) + "\n"
     else:
         text = "\n".join(str(p) for p in pred) + "\n"
     if args.out:
@@ -547,8 +683,9 @@ def cmd_predict(args) -> int:
         print(f"{len(pred)} predictions written to {args.out}")
     else:
         sys.stdout.write(text)
-    if truth is not None:
-        truth = np.asarray(truth)
+    if truth is not None and regression:
+        print(f"R^2: {_r2(truth, pred):.4f}, RMSE: {_rmse(truth, pred):.6g} on {len(truth)} rows", file=sys.stderr)
+    elif truth is not None:
         try:
             acc = float(np.mean(pred.astype(truth.dtype) == truth))
         except (TypeError, ValueError):

@@ -148,7 +148,7 @@ def _tree_texts(tree: Tree, fname, cname, split_labels, sideways: bool) -> dict[
         f = int(tree.feature[node])
         if f < 0:
             what = leaf_prediction(tree, node, cname, 4, "value " if isinstance(tree, RegressionTree) else "class ")
-            rows = leaf_counts(tree, node, " = ", "n").replace("errors", "err").replace("squared err", "SSE")
+            rows = leaf_counts(tree, node, " = ", "n").replace("squared error", "SSE").replace("errors", "err")
             out[node] = (f"{what} ({rows})" if sideways else f"{what}\n{rows}", True)
         else:
             out[node] = (split_texts(tree, node, fname(f), None if split_labels is None else split_labels[f])[1],
@@ -215,7 +215,8 @@ def plot_tree(tree: Tree, feature_names: Sequence[str] | None = None,
 
     Each split shows the condition of its "yes" arc (solid, to the right
     child); the "no" (``<=``) arc is dashed.  Leaves show their class, rows
-    and training errors.  Thresholds print exactly.
+    and training errors (a :class:`~optimaltrees.RegressionTree`'s: their
+    mean, rows and squared error, "SSE").  Thresholds print exactly.
 
     Parameters
     ----------
@@ -561,8 +562,9 @@ def plot_model(model, X=None, *, decimals: int = 3, title: str | None = None, ax
 
     Parameters
     ----------
-    model : OptimalTreeClassifier, SATTreeClassifier or DecisionDiagramClassifier
-        A fitted estimator.
+    model : OptimalTreeClassifier, OptimalTreeRegressor, SATTreeClassifier or DecisionDiagramClassifier
+        A fitted estimator (a regressor's leaves show their mean, rows and
+        squared error).
     X : array-like or None, default=None
         For a diagram: rows whose flow through each node is written into
         its box.

@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from sklearn.base import clone
 
-from optimaltrees import DecisionDiagramClassifier, OptimalTreeClassifier, SATTreeClassifier
+from optimaltrees import DecisionDiagramClassifier, OptimalTreeClassifier, OptimalTreeRegressor, SATTreeClassifier
 from optimaltrees.io import load_model, model_to_dict, save_model
 
 #: what loading may allocate: the parsed JSON's Python objects and the
@@ -27,7 +27,8 @@ ALLOWED_BASE_BYTES = 8 * 2**20
 @pytest.fixture(scope="module")
 def documents():
     """A saved file (as a dict) of each estimator, with every kind of array:
-    text classes, feature names, a categorical encoder, a SAT binarizer."""
+    text classes, feature names, a categorical encoder, a SAT binarizer, a
+    regression tree's node statistics."""
     rng = np.random.default_rng(0)
     frame = pd.DataFrame({"size": rng.random(40), "colour": rng.choice(["red", "blue", "green"], 40)})
     y = np.where((frame["size"] > 0.5) ^ (frame["colour"] == "red"), "yes", "no")
@@ -35,7 +36,8 @@ def documents():
     models = {"tree": OptimalTreeClassifier(max_depth=2).fit(frame, y),
               "sat": SATTreeClassifier("errors", max_depth=2).fit(frame, y),
               "diagram": DecisionDiagramClassifier((1, 2), time_limit=5, heuristic_time=0.1,
-                                                   random_state=0).fit(X, y)}
+                                                   random_state=0).fit(X, y),
+              "regressor": OptimalTreeRegressor(max_depth=2).fit(frame, frame["size"] * 3 + (y == "yes"))}
     return {k: json.loads(json.dumps(model_to_dict(m))) for k, m in models.items()}
 
 
@@ -89,7 +91,7 @@ HOSTILE = {
 
 
 @pytest.mark.parametrize("hostile", sorted(HOSTILE))
-@pytest.mark.parametrize("kind", ["tree", "sat", "diagram"])
+@pytest.mark.parametrize("kind", ["tree", "sat", "diagram", "regressor"])
 def test_no_array_of_a_model_file_allocates_beyond_the_files_size(tmp_path, documents, kind, hostile):
     doc = documents[kind]
     paths = list(_array_paths(doc))

@@ -200,3 +200,33 @@ def test_names_with_dollar_signs_are_drawn_as_written():
         fig = plot_tree(stump, feature_names=[name], class_names=["$1", "$2"], title=name)
         fig.savefig(io.BytesIO(), format="png")        # renders every text: the maths parser ran here
         assert any(name in t.get_text() for t in fig.axes[0].texts)
+
+
+def test_a_regressor_is_drawn_with_its_leaves_mean_rows_and_squared_error(tmp_path):
+    import json
+
+    import pandas as pd
+
+    from optimaltrees import OptimalTreeRegressor
+    from optimaltrees.io import model_from_dict, model_to_dict
+    from optimaltrees.plot import plot_model, save
+
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame({"size": rng.random(40), "colour": rng.choice(["red", "blue"], 40)})
+    y = 3 * frame["size"].to_numpy() + (frame["colour"] == "red").to_numpy()
+    frame.loc[[0, 5], "size"] = np.nan
+    model = OptimalTreeRegressor(max_depth=2).fit(frame, y)
+    fig = plot_model(model, title="price")
+    texts = [t.get_text() for t in fig.axes[0].texts]
+    leaves = [t for t in texts if t.startswith("value ")]
+    assert len(leaves) == model.tree_.n_leaves
+    for node in np.flatnonzero(model.tree_.feature < 0):
+        tree = model.tree_
+        assert any(f"value {tree.value[node, 0]:.6g}\nn = {tree.node_samples[node]}, "
+                   f"SSE = {tree.node_sse[node]:.6g}" == text for text in leaves), (node, leaves)
+    assert any("colour == red" in t for t in texts) and not any("SSEor" in t or "class" in t for t in texts)
+    save(fig, str(tmp_path / "regressor.png"))
+    assert (tmp_path / "regressor.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    back = model_from_dict(json.loads(json.dumps(model_to_dict(model))))
+    assert [t.get_text() for t in plot_model(back, title="price").axes[0].texts] == texts
+    assert plot_trace(model).axes[0].get_ylabel() == "squared error"
