@@ -300,7 +300,8 @@ def _estimator(args):
     if args.task == "regression":        # chosen by choose_task: --method tree, no classes
         from optimaltrees import OptimalTreeRegressor
 
-        return OptimalTreeRegressor(max_depth=3 if args.depth is None else args.depth, **limit)
+        return OptimalTreeRegressor(max_depth=3 if args.depth is None else args.depth, search=args.strategy,
+                                    schedule=args.schedule, verbose=args.verbose, **limit)
     if args.method == "tree":
         return OptimalTreeClassifier(max_depth=3 if args.depth is None else args.depth, search=args.strategy,
                                      schedule=args.schedule, verbose=args.verbose,
@@ -360,8 +361,6 @@ def _check_regression(args, y=None, label=None, auto: bool = False) -> None:
                        + ("; --task classification treats each value as a class" if classes else ""))
     if args.class_weight is not None:
         raise CliError(f"{why}: --class-weight weighs classes, and a regression tree has none")
-    if args.strategy != "exhaustive":
-        raise CliError(f"{why}: regression trees search exhaustively only; leave out --strategy {args.strategy}")
 
 
 def _inputs(method: str, table):
@@ -537,8 +536,6 @@ def cmd_fit(args) -> int:
     args.task, line = choose_task(args.task, table.y, table.label)
     if args.task == "regression":
         _check_regression(args, table.y, table.label, auto=auto)
-        if args.verbose:
-            _warn("fit", "--verbose: a regression fit shows no progress line yet")
     print(line)
     model = _estimator(args)
     X = _inputs(args.method, table)

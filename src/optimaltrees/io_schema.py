@@ -592,8 +592,8 @@ _FITTED = {
         "n_features_in_": _size, "feature_names_in_": _names, "encoder_": _optional(_binarizer),
         "tree_": _regression_tree, "train_error_": _squared_error, "objective_": _squared_error,
         "lower_bound_": _squared_error, "total_sse_": _squared_error, "gap_": _real, "is_optimal_": _boolean,
-        "timed_out_": _boolean, "interrupted_": _boolean, "fit_time_": _real, "stats_": _stats,
-        "trace_": _trace, "summary_": _summary},
+        "timed_out_": _boolean, "interrupted_": _boolean, "stopped_": _boolean, "memory_out_": _boolean,
+        "fit_time_": _real, "stats_": _stats, "trace_": _trace, "summary_": _summary},
 }
 _REQUIRED = {OptimalTreeClassifier: ("classes_", "n_features_in_", "tree_", "summary_"),
              SATTreeClassifier: ("classes_", "n_features_in_", "tree_", "binarizer_", "summary_"),

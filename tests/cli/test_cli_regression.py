@@ -161,7 +161,6 @@ def test_the_auto_threshold_is_the_classifiers():
                                           "regression): regression trees need --method tree (--method diagram "
                                           "classifies only); --task classification treats each value as a class"),
     (["--class-weight", "balanced"], "--class-weight weighs classes, and a regression tree has none"),
-    (["--task", "regression", "--strategy", "blossom"], "regression trees search exhaustively only"),
     (["--task", "regression", "--label", "colour"], "--task regression: label 'colour' holds text ('"),
 ])
 def test_regression_errors_are_one_line(tmp_path, prices, capsys, argv, message):
@@ -192,3 +191,13 @@ def test_help_names_the_task(capsys):
         main(["fit", "--help"])
     out = capsys.readouterr().out
     assert "--task {auto,classification,regression}" in out and f"more than {MANY_CLASSES} distinct" in out
+
+
+def test_an_anytime_regression_fit_with_progress(tmp_path, prices, capsys):
+    model = str(tmp_path / "m.json")
+    assert main(["fit", prices, "--depth", "2", "--strategy", "blossom", "--verbose", "--time-limit", "30",
+                 "--out", model]) == 0
+    out, err = _out_lines(capsys)
+    assert out[0].startswith("task: regression") and "value: " in "\n".join(out)
+    assert "gap" in err                                   # the live progress line
+    assert load_model(model).search == "blossom"

@@ -179,8 +179,8 @@ class _StopsLate:
 def test_a_stop_after_the_proof_still_reports_the_proof(monkeypatch, depth):
     import optimaltrees.search.contree as contree
 
-    real = contree.build_engine
-    monkeypatch.setattr(contree, "build_engine", lambda *a, **k: _StopsLate(real(*a, **k)))
+    real = contree.build_for
+    monkeypatch.setattr(contree, "build_for", lambda *a, **k: _StopsLate(real(*a, **k)))
     rng = np.random.default_rng(3)
     X = rng.normal(size=(300, 4))
     y = ((X[:, 0] > 0) ^ (X[:, 1] > 0.5)).astype(int)
@@ -201,8 +201,8 @@ def test_a_stop_before_the_proof_is_reported(monkeypatch):
             out = self._engine.solve(*args)
             return SolveOutcome(out.objective, min(out.lower_bound, out.objective - 1), out.root, True)
 
-    real = contree.build_engine
-    monkeypatch.setattr(contree, "build_engine", lambda *a, **k: _StopsEarly(real(*a, **k)))
+    real = contree.build_for
+    monkeypatch.setattr(contree, "build_for", lambda *a, **k: _StopsEarly(real(*a, **k)))
     rng = np.random.default_rng(3)
     X = rng.normal(size=(300, 4))
     y = (X[:, 0] > 0).astype(int)

@@ -238,3 +238,72 @@ def test_a_classifier_names_the_regressor_for_numeric_targets():
         warnings.simplefilter("error")
         OptimalTreeClassifier(max_depth=1).fit(X, ages % 10)          # ten classes: no warning
         OptimalTreeClassifier(max_depth=1).fit(X, np.array([f"c{a}" for a in ages]))   # names, not numbers
+
+
+def _wavy(n=400, seed=2):
+    rng = np.random.default_rng(seed)
+    X = np.round(rng.normal(size=(n, 4)), 2)
+    y = np.sin(2 * X[:, 0]) + X[:, 1] * (X[:, 2] > 0) + 0.3 * rng.normal(size=n)
+    return X, y
+
+
+@pytest.mark.parametrize("search", ["blossom", "top-k", "discrepancy"])
+def test_anytime_strategies_reach_the_exhaustive_optimum(search):
+    X, y = _wavy()
+    exact = OptimalTreeRegressor(max_depth=3, time_limit=None).fit(X, y)
+    anytime = OptimalTreeRegressor(max_depth=3, search=search, time_limit=None).fit(X, y)
+    assert exact.is_optimal_ and anytime.is_optimal_
+    assert anytime.train_error_ == pytest.approx(exact.train_error_, rel=1e-9)
+    # the trace never rises, its bound never falls, and it ends at the optimum
+    objectives = [p.objective for p in anytime.trace_]
+    bounds = [p.lower_bound for p in anytime.trace_]
+    assert objectives == sorted(objectives, reverse=True) and bounds == sorted(bounds)
+    assert objectives[-1] == pytest.approx(anytime.objective_, rel=1e-9)
+
+
+def test_threads_give_the_same_optimum():
+    X, y = _wavy()
+    one = OptimalTreeRegressor(max_depth=3, time_limit=None).fit(X, y)
+    two = OptimalTreeRegressor(max_depth=3, time_limit=None, n_jobs=2).fit(X, y)
+    assert two.is_optimal_ and two.stats_["threads"] == 2
+    assert two.train_error_ == pytest.approx(one.train_error_, rel=1e-9)
+
+
+def test_callback_sees_squared_units_and_can_stop(capsys):
+    X, y = _wavy()
+    seen = []
+    OptimalTreeRegressor(max_depth=3, time_limit=None, callback=seen.append).fit(X, y)
+    assert seen and all(p.lower_bound <= p.objective * (1 + 1e-12) for p in seen)
+    sst = float(np.sum((y - y.mean()) ** 2))
+    assert seen[0].objective <= sst * (1 + 1e-9)        # the user's units, not the engine's
+    stopped = OptimalTreeRegressor(max_depth=3, time_limit=None, callback=lambda p: False).fit(X, y)
+    assert stopped.stopped_ and not stopped.is_optimal_ and stopped.summary_.stopped
+    OptimalTreeRegressor(max_depth=2, time_limit=None, verbose=True).fit(X, y)
+    assert "gap" in capsys.readouterr().err
+
+
+def test_max_bins_is_optimal_over_the_binned_thresholds():
+    X, y = _wavy(n=2000)
+    binned = OptimalTreeRegressor(max_depth=2, max_bins=8, time_limit=None).fit(X, y)
+    full = OptimalTreeRegressor(max_depth=2, time_limit=None).fit(X, y)
+    assert binned.is_optimal_ and "quantile bins" in binned.summary_.objective_name
+    assert full.train_error_ <= binned.train_error_ * (1 + 1e-12)
+    # every threshold of the binned tree lies between two of the 8 bins' edges
+    assert len(np.unique(binned.tree_.threshold[binned.tree_.feature >= 0])) <= 3
+
+
+@settings(max_examples=60, **SETTINGS)
+@given(regression_instances(max_n=8, max_features=2), st.integers(1, 2), st.data())
+def test_categories_are_searched_exactly(inst, depth, data):
+    # a category test "colour == v" is a 0/1 column: the optimum equals the
+    # brute force over the numeric columns and one indicator per category
+    X, y = inst
+    n = len(y)
+    colour = np.array(data.draw(st.lists(st.sampled_from(["red", "green", "blue"]), min_size=n, max_size=n)))
+    frame = pd.DataFrame({"x0": X[:, 0], "colour": pd.Categorical(colour)})
+    indicators = np.stack([(colour == v).astype(float) for v in ("red", "green", "blue")], axis=1)
+    want, sst = _optimum(np.column_stack([X[:, :1], indicators]), y, depth, 0.0, 1, None)
+    reg = OptimalTreeRegressor(max_depth=depth, time_limit=None).fit(frame, y)
+    assert reg.is_optimal_
+    assert abs(reg.objective_ - want) <= 1e-9 * sst + 1e-12 * abs(want) + 1e-300
+    assert reg.train_error_ == pytest.approx(float(np.sum((reg.predict(frame) - y) ** 2)), rel=1e-9, abs=1e-9 * sst)

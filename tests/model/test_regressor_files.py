@@ -154,7 +154,8 @@ def _mutate(doc, path, value):
     (("params", "max_depth"), 1, "fitted.tree_: 7 nodes, more than a tree of depth 1 has"),
     (("params", "max_depth"), 99, r"'max_depth' parameter of OptimalTreeRegressor"),
     (("params", "min_samples_leaf"), 0, r"'min_samples_leaf' parameter"),
-    (("params", "search"), "exhaustive", "OptimalTreeRegressor has no parameter 'search'"),
+    (("params", "splitter"), "best", "OptimalTreeRegressor has no parameter 'splitter'"),
+    (("params", "search"), "sideways", r"'search' parameter of OptimalTreeRegressor"),
 ])
 def test_hostile_regressor_files_are_refused_naming_the_entry(saved, path, value, match):
     doc = copy.deepcopy(saved)

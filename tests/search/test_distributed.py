@@ -322,3 +322,15 @@ def test_the_callback_sees_and_stops_a_cluster_search(client):
     assert seen and clf.stopped_ and not clf.is_optimal_ and not clf.timed_out_
     assert time.perf_counter() - start < 10
     assert clf.lower_bound_ <= clf.objective_ and clf.train_error_ == int((clf.predict(X) != y).sum())
+
+
+def test_a_regression_tree_on_the_cluster_is_the_one_thread_optimum(client):
+    from optimaltrees import OptimalTreeRegressor
+
+    rng = np.random.default_rng(4)
+    X = np.round(rng.normal(size=(300, 4)), 2)
+    y = np.sin(2 * X[:, 0]) + X[:, 1] * (X[:, 2] > 0) + 0.2 * rng.normal(size=300)
+    alone = OptimalTreeRegressor(max_depth=3, time_limit=None).fit(X, y)
+    spread = OptimalTreeRegressor(max_depth=3, time_limit=120, cluster=client).fit(X, y)
+    assert alone.is_optimal_ and spread.is_optimal_ and spread.stats_["dask_shares"] >= 2
+    assert spread.train_error_ == pytest.approx(alone.train_error_, rel=1e-9)

@@ -16,6 +16,36 @@ from optimaltrees.data.validation import check_integer  # noqa: F401  (re-export
 from optimaltrees.model.export import export_text, export_tree_dot
 
 
+class ClusterParamMixin:
+    """Estimators with a ``cluster`` parameter: clones share a Dask ``Client``
+    and pickles name it by its scheduler's address."""
+
+    def __sklearn_clone__(self):
+        """A clone shares a Dask ``Client`` (a connection, not a value: it
+        cannot be deep-copied), so that model selection runs on the cluster."""
+        from sklearn.base import _clone_parametrized
+
+        cluster = self.cluster
+        if cluster is None or isinstance(cluster, str):
+            return _clone_parametrized(self)
+        self.cluster = None
+        try:
+            twin = _clone_parametrized(self)
+        finally:
+            self.cluster = cluster
+        twin.cluster = cluster
+        return twin
+
+    def __getstate__(self):
+        """A pickled estimator names its Dask ``Client`` by its scheduler's
+        address (a live connection does not pickle)."""
+        state = dict(super().__getstate__() if hasattr(super(), "__getstate__") else self.__dict__)
+        cluster = state.get("cluster")
+        if cluster is not None and not isinstance(cluster, str):
+            state["cluster"] = getattr(getattr(cluster, "scheduler", None), "address", None)
+        return state
+
+
 class FittedTreeMixin:
     """predict / predict_proba / apply / decision_path / export_text / export_dot /
     get_depth / get_n_leaves / feature_importances_, as scikit-learn's trees."""

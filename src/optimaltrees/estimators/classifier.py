@@ -16,8 +16,8 @@ from optimaltrees.data.binarize import categorical_encoder
 from optimaltrees.data.validation import (PreparationTimeout, check_class_labels, check_fit_data,
                                           check_fit_weights, check_predict_data, preparation_clock,
                                           warn_numeric_classes)
-from optimaltrees.estimators._base import (DEFAULT_TIME_LIMIT, FittedTreeMixin, Range, positive_seconds,
-                                           validate_params)
+from optimaltrees.estimators._base import (DEFAULT_TIME_LIMIT, ClusterParamMixin, FittedTreeMixin, Range,
+                                           positive_seconds, validate_params)
 from optimaltrees.anytime import ProgressLine
 from optimaltrees.model.summary import FitSummary, objective_tolerance, relative_gap, status_text
 from optimaltrees.search.contree import leaf_result, search_tree
@@ -29,7 +29,7 @@ from optimaltrees.search.strategies import SCHEDULES, STRATEGIES
 MAX_SUPPORTED_DEPTH = 30
 
 
-class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
+class OptimalTreeClassifier(ClusterParamMixin, FittedTreeMixin, ClassifierMixin, BaseEstimator):
     """Decision tree with the fewest training errors among all trees of bounded depth.
 
     The search (ConTree: dynamic programming with branch-and-bound over every
@@ -469,31 +469,6 @@ class OptimalTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         """Each category test counts for the column it tests."""
         encoder = getattr(self, "encoder_", None)
         return None if encoder is None else np.array([t.column for t in encoder.tests_], dtype=np.int64)
-
-    def __sklearn_clone__(self):
-        """A clone shares a Dask ``Client`` (a connection, not a value: it
-        cannot be deep-copied), so that model selection runs on the cluster."""
-        from sklearn.base import _clone_parametrized
-
-        cluster = self.cluster
-        if cluster is None or isinstance(cluster, str):
-            return _clone_parametrized(self)
-        self.cluster = None
-        try:
-            twin = _clone_parametrized(self)
-        finally:
-            self.cluster = cluster
-        twin.cluster = cluster
-        return twin
-
-    def __getstate__(self):
-        """A pickled estimator names its Dask ``Client`` by its scheduler's
-        address (a live connection does not pickle)."""
-        state = dict(super().__getstate__() if hasattr(super(), "__getstate__") else self.__dict__)
-        cluster = state.get("cluster")
-        if cluster is not None and not isinstance(cluster, str):
-            state["cluster"] = getattr(getattr(cluster, "scheduler", None), "address", None)
-        return state
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

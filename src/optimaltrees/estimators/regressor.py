@@ -1,20 +1,25 @@
 """``OptimalTreeRegressor``: exact optimal regression trees (squared error) as a scikit-learn estimator."""
 from __future__ import annotations
 
+import os
 import time
 import warnings
 from numbers import Integral, Real
 
 import numpy as np
+from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import _num_samples, column_or_1d
 
 from optimaltrees.data.binarize import categorical_encoder
 from optimaltrees.data.validation import PreparationTimeout, check_fit_data, check_predict_data, preparation_clock
-from optimaltrees.estimators._base import (DEFAULT_TIME_LIMIT, FittedTreeMixin, Range, positive_seconds,
-                                           validate_params)
+from optimaltrees.estimators._base import (DEFAULT_TIME_LIMIT, ClusterParamMixin, FittedTreeMixin, Range,
+                                           positive_seconds, validate_params)
+from optimaltrees.anytime import ProgressLine
 from optimaltrees.model.summary import FitSummary, relative_gap, status_text
+from optimaltrees.search.distributed import check_cluster
+from optimaltrees.search.strategies import SCHEDULES, STRATEGIES
 from optimaltrees.search.regression import scale_targets, search_regression_tree
 
 #: deeper searches need per-level buffers of n * p entries (as the classifier's)
@@ -24,7 +29,7 @@ MAX_SUPPORTED_DEPTH = 30
 TOLERANCE = 1e-9
 
 
-class OptimalTreeRegressor(FittedTreeMixin, RegressorMixin, BaseEstimator):
+class OptimalTreeRegressor(ClusterParamMixin, FittedTreeMixin, RegressorMixin, BaseEstimator):
     """Regression tree with the least squared error among all trees of bounded depth.
 
     The classifier's search (dynamic programming with branch-and-bound over
@@ -56,9 +61,31 @@ class OptimalTreeRegressor(FittedTreeMixin, RegressorMixin, BaseEstimator):
         Every leaf must hold at least this many training rows.
     memory_limit : float or None, default=None
         Megabytes for the search's buffers, node pool and cache (None: no limit).
+    n_jobs : int or None, default=None
+        Threads that share the root's search, as in
+        :class:`OptimalTreeClassifier` (None: 1, -1: all cores).
+    search : str, default="exhaustive"
+        Order of the search: ``"exhaustive"`` (fastest to a proof) or an
+        anytime strategy (``"blossom"``, ``"top-k"``, ``"discrepancy"``, ...,
+        as :class:`OptimalTreeClassifier`'s), whose rules rank candidate
+        splits by their children's squared error.
+    schedule : {"monotonic", "exponential", "luby"}, default="luby"
+        How an anytime strategy relaxes its rule between restarts.
+    callback : callable or None, default=None
+        ``callback(progress)`` with an :class:`optimaltrees.anytime.Progress`
+        (objective and lower bound in squared units) on every better tree
+        and about twice a second; returning False stops the search.
+    verbose : bool, default=False
+        Show a live progress line (elapsed, incumbent, bound, gap).
     categorical_features : "from_dtype", array-like or None, default="from_dtype"
         Which columns are categories, as in :class:`OptimalTreeClassifier`:
         each becomes one equality test per value, searched exactly.
+    max_bins : int or None, default=None
+        Search only the thresholds between at most this many quantile bins
+        of each feature (``is_optimal_`` then means optimal over those).
+    cluster : dask.distributed.Client, str or None, default=None
+        Run the search on a Dask cluster, as :class:`OptimalTreeClassifier`
+        does (exhaustive search only).
 
     Attributes
     ----------
@@ -110,14 +137,23 @@ class OptimalTreeRegressor(FittedTreeMixin, RegressorMixin, BaseEstimator):
 
     def __init__(self, max_depth: int = 3, *, time_limit: float | None = DEFAULT_TIME_LIMIT,
                  max_gap: float = 0.0, complexity_cost: float = 0.0, min_samples_leaf: int = 1,
-                 memory_limit: float | None = None, categorical_features="from_dtype") -> None:
+                 memory_limit: float | None = None, n_jobs: int | None = None, search: str = "exhaustive",
+                 schedule: str = "luby", callback=None, verbose: bool = False,
+                 categorical_features="from_dtype", max_bins: int | None = None, cluster=None) -> None:
         self.max_depth = max_depth
         self.time_limit = time_limit
         self.max_gap = max_gap
         self.complexity_cost = complexity_cost
         self.min_samples_leaf = min_samples_leaf
         self.memory_limit = memory_limit
+        self.n_jobs = n_jobs
+        self.search = search
+        self.schedule = schedule
+        self.callback = callback
+        self.verbose = verbose
         self.categorical_features = categorical_features
+        self.max_bins = max_bins
+        self.cluster = cluster
 
     _parameter_constraints = {
         "max_depth": [Range(Integral, 0, MAX_SUPPORTED_DEPTH, closed="both")],
@@ -126,13 +162,23 @@ class OptimalTreeRegressor(FittedTreeMixin, RegressorMixin, BaseEstimator):
         "complexity_cost": [Range(Real, 0, 1, closed="both")],
         "min_samples_leaf": [Range(Integral, 1, None, closed="left")],
         "memory_limit": [Range(Real, 0, np.inf, closed="neither"), None],
+        "n_jobs": [Range(Integral, 1, None, closed="left"), Range(Integral, None, -1, closed="right"), None],
+        "search": [StrOptions(set(STRATEGIES))],
+        "schedule": [StrOptions(set(SCHEDULES))],
+        "callback": [callable, None],
+        "verbose": ["verbose"],
         "categorical_features": [StrOptions({"from_dtype"}), "array-like", None],
+        "max_bins": [Range(Integral, 2, 65536, closed="both"), None],
+        "cluster": "no_validation",      # checked when the fit connects (search/distributed.py)
     }
 
     _predicts_classes = False
 
     def _check_param_combinations(self) -> None:
-        """Every parameter stands alone."""
+        """A Dask cluster runs the exhaustive search only."""
+        if self.cluster is not None and self.search != "exhaustive":
+            raise ValueError(f"cluster= runs search='exhaustive' only, not search={self.search!r}")
+        check_cluster(self.cluster)
 
     def fit(self, X, y, sample_weight=None) -> "OptimalTreeRegressor":
         """Search for the optimal regression tree on (X, y).
@@ -175,15 +221,34 @@ class OptimalTreeRegressor(FittedTreeMixin, RegressorMixin, BaseEstimator):
         kept = slice(None) if weight is None else weight > 0
         sst = scale_targets(y[kept], None if weight is None else weight[kept]).total_sse
         self.total_sse_ = sst
-        result = search_regression_tree(
-            X, y, int(self.max_depth),
-            node_cost=float(self.complexity_cost) * sst,
-            max_gap=float(self.max_gap) * sst,
-            min_samples_leaf=int(min(self.min_samples_leaf, X.shape[0])),
-            time_limit=0.0 if encoder is not None and encoder.stopped_ is not None else self.time_limit,
-            memory_limit_mb=self.memory_limit,
-            sample_weight=weight,
-            clock_start=start)
+        line = ProgressLine(self.time_limit) if self.verbose else None
+        user_callback = self.callback
+
+        def callback(progress):
+            if line is not None:
+                line.update(progress)
+            if user_callback is not None:
+                return user_callback(progress)
+            return True
+
+        try:
+            result = search_regression_tree(
+                X, y, int(self.max_depth),
+                node_cost=float(self.complexity_cost) * sst,
+                max_gap=float(self.max_gap) * sst,
+                min_samples_leaf=int(min(self.min_samples_leaf, X.shape[0])),
+                time_limit=0.0 if encoder is not None and encoder.stopped_ is not None else self.time_limit,
+                memory_limit_mb=self.memory_limit,
+                sample_weight=weight,
+                clock_start=start,
+                n_threads=min(effective_n_jobs(self.n_jobs), os.cpu_count() or 1),
+                strategy=self.search, schedule=self.schedule,
+                callback=callback if (line is not None or user_callback is not None) else None,
+                progress_every=0.2 if line is not None else 0.5,
+                max_bins=self.max_bins, cluster=self.cluster)
+        finally:
+            if line is not None:
+                line.close()
         tree = result.tree
         errors = tree.squared_error()
         objective = errors + float(self.complexity_cost) * sst * tree.n_branch_nodes
@@ -200,7 +265,12 @@ class OptimalTreeRegressor(FittedTreeMixin, RegressorMixin, BaseEstimator):
         if result.interrupted:
             warnings.warn("search interrupted (Ctrl-C): returning the best tree found so far, "
                           "not proven optimal", RuntimeWarning, stacklevel=2)
-        stopped = result.timed_out or result.interrupted
+        self.stopped_ = result.stopped
+        self.memory_out_ = result.memory_out
+        if result.memory_out:
+            warnings.warn(f"memory_limit={self.memory_limit:g} MB reached: the search stopped with the "
+                          "best tree found so far, not proven optimal", RuntimeWarning, stacklevel=2)
+        stopped = result.timed_out or result.interrupted or result.stopped or result.memory_out
         self.is_optimal_ = (not stopped) and objective - self.lower_bound_ <= tolerance
         if self.is_optimal_:
             self.lower_bound_ = objective
@@ -215,12 +285,15 @@ class OptimalTreeRegressor(FittedTreeMixin, RegressorMixin, BaseEstimator):
         self.trace_ = result.trace
         self.summary_ = FitSummary(
             method="tree",
-            objective_name="squared error + node cost" if self.complexity_cost else "squared error",
+            objective_name=("squared error + node cost" if self.complexity_cost else "squared error") + (
+                f", over the thresholds between at most {self.max_bins} quantile bins per feature"
+                if self.max_bins is not None else ""),
             objective=float(objective), lower_bound=float(self.lower_bound_), gap=self.gap_,
             proven=bool(self.is_optimal_), timed_out=bool(self.timed_out_), interrupted=bool(self.interrupted_),
-            memory_out=False, stopped=False, fit_seconds=self.fit_time_,
+            memory_out=bool(self.memory_out_), stopped=bool(self.stopped_), fit_seconds=self.fit_time_,
             status=status_text(bool(self.is_optimal_), timed_out=bool(self.timed_out_),
-                               interrupted=bool(self.interrupted_), memory_out=False, stopped=False))
+                               interrupted=bool(self.interrupted_), memory_out=bool(self.memory_out_),
+                               stopped=bool(self.stopped_)))
         return self
 
     def predict(self, X) -> np.ndarray:

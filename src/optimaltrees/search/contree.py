@@ -12,12 +12,11 @@ import numpy as np
 from typing import Callable, NamedTuple
 
 from optimaltrees.anytime import Progress, TracePoint
-from optimaltrees.data.counts import misclassified
 from optimaltrees.data.encoding import EncodedFeatures, coarsen, encode_features, threshold_between
 from optimaltrees.data.missing import MISSING_LEFT, NO_MISSING, MissingColumns, missing_columns
-from optimaltrees.data.reduction import reduce_problem
 from optimaltrees.model.tree import Tree
-from optimaltrees.search.engine import Engine, SharedRoot, SolveOutcome, build_engine
+from optimaltrees.search.engine import Engine, SharedRoot, SolveOutcome, build_for
+from optimaltrees.search.objectives import Misclassification, SquaredError
 from optimaltrees.search.distributed import solve_on_dask
 from optimaltrees.search.strategies import STRATEGIES, greedy_restart, run_restarts
 
@@ -109,8 +108,8 @@ def search_tree(
                                 callback=callback, progress_every=progress_every, clock_start=start,
                                 trace_trees=trace_trees, greedy_start=greedy_start, max_bins=max_bins,
                                 cluster=cluster)
-    return _search(X, y_index, n_classes, max_depth, None, node_cost=node_cost, max_gap=max_gap,
-                   min_samples_leaf=min_samples_leaf, time_limit=time_limit,
+    return _search(X, Misclassification(y_index, n_classes), max_depth, None, node_cost=node_cost,
+                   max_gap=max_gap, min_samples_leaf=min_samples_leaf, time_limit=time_limit,
                    memory_limit_mb=memory_limit_mb, n_threads=n_threads, strategy=strategy,
                    schedule=schedule, callback=callback, progress_every=progress_every,
                    clock_start=start, trace_trees=trace_trees, greedy_start=greedy_start,
@@ -166,7 +165,8 @@ def _weighted_search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_dep
         return callback(dataclasses.replace(progress, objective=back(progress.objective),
                                             lower_bound=back(progress.lower_bound)))
 
-    result = _search(X, y_index, n_classes, max_depth, scaled, node_cost=math.ldexp(node_cost, -e),
+    result = _search(X, Misclassification(y_index, n_classes), max_depth, scaled,
+                     node_cost=math.ldexp(node_cost, -e),
                      max_gap=math.ldexp(max_gap, -e), callback=None if callback is None else unscaled,
                      **options)
     result.objective = back(result.objective)
@@ -213,26 +213,27 @@ def _with_class_weights(tree: Tree, X: np.ndarray, y_index: np.ndarray, n_classe
     return dataclasses.replace(tree, value=value.reshape(tree.node_count, n_classes), weighted=True)
 
 
-def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
+def _search(X: np.ndarray, objective: Misclassification | SquaredError, max_depth: int,
             weight: np.ndarray | None, *, node_cost: float, max_gap: float, min_samples_leaf: int,
             time_limit: float | None, memory_limit_mb: float | None, n_threads: int, strategy: str,
             schedule: str, callback: Callable[[Progress], object] | None, progress_every: float,
             clock_start: float, trace_trees: bool, greedy_start: bool | None,
             max_bins: int | None = None, cluster: object = None) -> SearchResult:
-    """:func:`search_tree` on positive weights (or none)."""
+    """:func:`search_tree` on positive weights (or none), for any ``objective``
+    (:mod:`optimaltrees.search.objectives`), in the engine's units."""
     start = clock_start
     nan_columns = missing_columns(X) if np.isnan(X).any() else None
     if nan_columns is not None:
         # NaN: each feature with missing values as two columns, the missing
         # rows below or above every value; the trees come back in the input's terms
-        result = _search(nan_columns.X, y_index, n_classes, max_depth, weight, node_cost=node_cost,
+        result = _search(nan_columns.X, objective, max_depth, weight, node_cost=node_cost,
                          max_gap=max_gap, min_samples_leaf=min_samples_leaf, time_limit=time_limit,
                          memory_limit_mb=memory_limit_mb, n_threads=n_threads, strategy=strategy,
                          schedule=schedule, callback=callback, progress_every=progress_every,
                          clock_start=start, trace_trees=trace_trees, greedy_start=greedy_start,
                          max_bins=max_bins, cluster=cluster)
-        result.tree = tree_on_inputs(result.tree, nan_columns, X, _TreeArrays(y_index, n_classes, weight))
-        result.trace_trees = [tree_on_inputs(t, nan_columns, X, _TreeArrays(y_index, n_classes, weight))
+        result.tree = tree_on_inputs(result.tree, nan_columns, X, objective.arrays(weight))
+        result.trace_trees = [tree_on_inputs(t, nan_columns, X, objective.arrays(weight))
                               for t in result.trace_trees]
         result.stats["features_with_missing_values"] = int(np.count_nonzero(nan_columns.side == MISSING_LEFT))
         return result
@@ -255,17 +256,16 @@ def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
         # Cancelling conflicting duplicates leaves the optimum's position unchanged
         # but shifts the Gini choices of a greedy first tree away from CART's; the
         # anytime strategies keep every row (the conflicts still give the bound).
-        cancel = min_samples_leaf <= 1 and not plan.anytime
+        cancel = objective.cancels_rows and min_samples_leaf <= 1 and not plan.anytime
         enc = encode_features(X, checkpoint)
         if max_bins is not None:
             checkpoint()
             enc = coarsen(enc, int(max_bins))
-        red = reduce_problem(enc, y_index, n_classes, cancel_rows=cancel,
-                             checkpoint=checkpoint, weights=weight)
+        red = objective.reduce(enc, cancel_rows=cancel, checkpoint=checkpoint, weight=weight)
         kept_weight = None if weight is None else weight[red.rows]
         checkpoint()
         enc = red.enc
-        y32 = np.ascontiguousarray(red.y, dtype=np.int32)
+        fields = objective.engine_fields(red)
         if plan.anytime or cluster is not None:
             n_threads = 1      # (a Dask search shares the root between tasks instead)
         # depth two shares root features between threads, deeper roots share
@@ -274,11 +274,11 @@ def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
                      if max_depth == 2 else max(1, int(n_threads)))
         engines = []
         for _ in range(n_threads):
-            engines.append(build_engine(enc.order, enc.rank, y32, int(n_classes), int(max_depth),
-                                        cost=float(node_cost), gap=float(max_gap),
-                                        min_leaf=int(min_samples_leaf),
-                                        memory_limit_mb=float(memory_limit_mb) / n_threads,
-                                        weights=kept_weight))
+            engines.append(build_for(enc.order, enc.rank, fields, int(max_depth),
+                                     cost=float(node_cost), gap=float(max_gap),
+                                     min_leaf=int(min_samples_leaf),
+                                     memory_limit_mb=float(memory_limit_mb) / n_threads,
+                                     weights=kept_weight))
             checkpoint()
         if math.isfinite(memory_limit_mb):
             buffers = sum(e.memory_bytes for e in engines) / 2**20
@@ -291,9 +291,9 @@ def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
                     f"{max_depth}{f' on {n_threads} threads' if n_threads > 1 else ''}: its buffers "
                     f"({buffers:.2f} MB) and room for a first tree")
     except _OutOfTime:
-        return leaf_result(X.shape[1], y_index, n_classes, start, weight, interrupted=False)
+        return objective_leaf(objective, X.shape[1], start, weight, interrupted=False)
     except KeyboardInterrupt:
-        return leaf_result(X.shape[1], y_index, n_classes, start, weight, interrupted=True)
+        return objective_leaf(objective, X.shape[1], start, weight, interrupted=True)
     # the engines' clocks start now: give them what is left of the fit's limit
     engine_limit = max(limit - (time.perf_counter() - start), 1e-9)
     offset = red.offset
@@ -356,7 +356,7 @@ def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
     elif not plan.anytime and cluster is not None:
         upper = math.inf if greedy is None else greedy.objective
         engine_limit = max(limit - (time.perf_counter() - start), 1e-9)
-        problem = dict(order=enc.order, rank=enc.rank, y=y32, n_classes=int(n_classes), depth=int(max_depth),
+        problem = dict(order=enc.order, rank=enc.rank, **fields, depth=int(max_depth),
                        cost=float(node_cost), gap=float(max_gap), min_leaf=int(min_samples_leaf),
                        memory_limit_mb=float(memory_limit_mb), weights=kept_weight)
         # the local engine holds the greedy tree (if any): it stays a candidate answer
@@ -413,32 +413,31 @@ def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
     # every root feature was searched by exactly one engine: the global lower
     # bound is the weakest of theirs, the answer the best of their trees
     best = min(range(len(outcomes)), key=lambda k: outcomes[k].objective)
-    objective, root = outcomes[best].objective, outcomes[best].root
+    value, root = outcomes[best].objective, outcomes[best].root
     if root < 0:
         # stopped before any tree (Ctrl-C at once): the single leaf (pool node 0)
         root = 0
-        counts = np.bincount(red.y, weights=kept_weight, minlength=n_classes)
-        objective = float(misclassified(counts)[0])
+        value = objective.leaf_objective(red.rows, kept_weight)
     lower_bound = min(o.lower_bound for o in outcomes)
     interrupted = any(bool(e.interrupted) for e in engines)
     stopped = state["stop"] and not interrupted
     # a solve cut short by the clock or the memory cap whose bound already
     # meets the incumbent has proven it: the stop changed nothing, say so
-    proven = lower_bound >= objective - 1e-9 * max(1.0, abs(objective))
+    proven = lower_bound >= value - 1e-9 * max(1.0, abs(value))
     memory_out = (any(bool(e.memory_out) for e in engines) and not interrupted and not stopped
                   and not proven)
     timed_out = (any(o.aborted for o in outcomes) and not interrupted and not stopped and not memory_out
                  and not proven)
     # the answer always closes the trace (a leaf, a cached root, depth <= 1
     # never pass through the root-improvement hook)
-    if not points or objective < points[-1].objective - 1e-12:
-        points.append(_RootPoint(time.perf_counter() - start, objective, state["lower"], best, int(root)))
+    if not points or value < points[-1].objective - 1e-12:
+        points.append(_RootPoint(time.perf_counter() - start, value, state["lower"], best, int(root)))
     if lower_bound > points[-1].lower_bound + 1e-9:
         points.append(points[-1]._replace(seconds=time.perf_counter() - start, lower_bound=lower_bound))
     pools = [e.tree_arrays() for e in engines] + share_pools
-    tree = _tree_from_pool(pools[best], int(root), enc, red.features, X, y_index, n_classes, weight)
-    trace, trace_trees = _trace(points, pools, enc, red.features, X, y_index, n_classes, offset,
-                                node_cost, trace_trees, weight)
+    tree = _tree_from_pool(pools[best], int(root), enc, red.features, X, objective.arrays(weight))
+    trace, trace_trees = _trace(points, pools, enc, red.features, X, objective, offset, node_cost,
+                                trace_trees, weight)
     stats = {key: sum(e.stats[key] for e in engines) for key in engines[0].stats}
     stats["subproblems"] += sum(share_subproblems)
     stats.update({
@@ -455,7 +454,7 @@ def _search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
         stats["rule_cuts"] = restart_log.rule_cuts
         stats["proof_slices"] = restart_log.proof_slices
         stats["capped_restarts"] = restart_log.capped
-    return SearchResult(tree, float(objective) + offset, float(lower_bound) + offset,
+    return SearchResult(tree, float(value) + offset, float(lower_bound) + offset,
                         bool(timed_out), time.perf_counter() - start, stats, interrupted,
                         stopped, trace, trace_trees, memory_out)
 
@@ -479,8 +478,7 @@ def tree_on_inputs(tree: Tree, cols: MissingColumns, X: np.ndarray, out) -> Tree
     input's features: a rank threshold becomes the midpoint of the node's
     neighbouring present values (as for any split), the column says where
     missing values go, and each node's statistics are the input rows routed
-    again, into ``out`` (the objective's node arrays: :class:`_TreeArrays`
-    for classes)."""
+    again, into ``out`` (the objective's node arrays)."""
 
     def emit(node: int, rows: np.ndarray) -> int:
         idx = out.add(rows)
@@ -508,57 +506,32 @@ def tree_on_inputs(tree: Tree, cols: MissingColumns, X: np.ndarray, out) -> Tree
     return out.tree(X.shape[1], missing_in_training=True)
 
 
-class _TreeArrays:
-    """The flat arrays of a tree copied out node by node (preorder): each
-    node starts as a leaf with the class counts of its rows."""
-
-    def __init__(self, y_index: np.ndarray, n_classes: int, weight: np.ndarray | None = None) -> None:
-        self.y_index, self.n_classes, self.weight = y_index, n_classes, weight
-        self.feature: list[int] = []
-        self.threshold: list[float] = []
-        self.left: list[int] = []
-        self.right: list[int] = []
-        self.missing_left: list[bool] = []
-        self.value: list[np.ndarray] = []
-
-    def add(self, rows: np.ndarray) -> int:
-        self.feature.append(-1)
-        self.threshold.append(0.0)
-        self.left.append(-1)
-        self.right.append(-1)
-        self.missing_left.append(False)
-        self.value.append(np.bincount(self.y_index[rows], minlength=self.n_classes,
-                                      weights=None if self.weight is None else self.weight[rows]))
-        return len(self.feature) - 1
-
-    def split(self, idx: int, feature: int, threshold: float, left: int, right: int,
-              missing_left: bool = False) -> None:
-        self.feature[idx], self.threshold[idx] = feature, threshold
-        self.left[idx], self.right[idx], self.missing_left[idx] = left, right, missing_left
-
-    def tree(self, n_features: int, missing_in_training: bool = False) -> Tree:
-        return Tree(self.feature, self.threshold, self.left, self.right, np.array(self.value, dtype=np.float64),
-                    n_features, missing_left=self.missing_left if missing_in_training else None,
-                    missing_in_training=missing_in_training, weighted=self.weight is not None)
-
-
 def leaf_result(n_features: int, y_index: np.ndarray, n_classes: int, start: float,
                 weight: np.ndarray | None, *, interrupted: bool) -> SearchResult:
     """The single leaf: what a fit stopped (by its time limit, or by Ctrl-C
     when ``interrupted``) before its search started returns; ``start`` is the
     fit's perf_counter start."""
-    counts = np.bincount(y_index, weights=weight, minlength=n_classes).astype(np.float64)
-    tree = Tree([-1], [0.0], [-1], [-1], counts[None, :], n_features, weighted=weight is not None)
-    objective = float(misclassified(counts)[0])
-    error = objective if weight is not None else int(objective)
+    return objective_leaf(Misclassification(y_index, n_classes), n_features, start, weight,
+                          interrupted=interrupted)
+
+
+def objective_leaf(objective, n_features: int, start: float, weight: np.ndarray | None, *,
+                   interrupted: bool) -> SearchResult:
+    """:func:`leaf_result` for any objective (in the engine's units)."""
+    rows = np.arange(objective.n_rows)
+    out = objective.arrays(weight)
+    out.add(rows)
+    tree = out.tree(n_features)
+    value = objective.leaf_objective(rows, weight)
+    error = objective.errors(value, 0, 0.0, weight is not None)
     seconds = time.perf_counter() - start
     # a leaf without errors is optimal however early the fit stopped
-    timed_out = not interrupted and objective > 0
-    return SearchResult(tree, objective, 0.0, timed_out, seconds, {"prepared": False},
-                        interrupted, False, [TracePoint(seconds, error, objective, 0.0)], [tree])
+    timed_out = not interrupted and value > 0
+    return SearchResult(tree, value, 0.0, timed_out, seconds, {"prepared": False},
+                        interrupted, False, [TracePoint(seconds, error, value, 0.0)], [tree])
 
 
-def _trace(points: list[_RootPoint], pools, enc, features, X, y_index, n_classes, offset, node_cost,
+def _trace(points: list[_RootPoint], pools, enc, features, X, objective, offset, node_cost,
            with_trees, weight):
     """Trace points; each tree is rebuilt on the data (its error recounted)
     only ``with_trees``: on many rows that costs seconds per point, after the
@@ -567,18 +540,16 @@ def _trace(points: list[_RootPoint], pools, enc, features, X, y_index, n_classes
     trace: list[TracePoint] = []
     trees: list[Tree] = []
     for t, obj, lb, k, root in points:
-        objective = obj + offset
+        value = obj + offset
+        tree = None
         if with_trees:
-            tree = _tree_from_pool(pools[k], root, enc, features, X, y_index, n_classes, weight)
-            errors = tree.training_errors() if weight is None else tree.weighted_errors()
+            tree = _tree_from_pool(pools[k], root, enc, features, X, objective.arrays(weight))
             trees.append(tree)
-        else:
-            errors = objective - node_cost * _pool_branches(pools[k], root)
-            errors = round(errors) if weight is None else max(errors, 0.0)
-        lower = min(lb + offset, objective)
+        errors = objective.errors(value, _pool_branches(pools[k], root), node_cost, weight is not None, tree)
+        lower = min(lb + offset, value)
         if trace and lower < trace[-1].lower_bound:
             lower = trace[-1].lower_bound
-        trace.append(TracePoint(t, errors, float(objective), float(lower)))
+        trace.append(TracePoint(t, errors, float(value), float(lower)))
     return trace, trees
 
 
@@ -637,13 +608,12 @@ def _solve_in_threads(engines: list[Engine], time_limit: float, known_lb: float,
 
 
 def _tree_from_pool(pool: np.ndarray, root: int, enc: EncodedFeatures, features: np.ndarray,
-                    X: np.ndarray, y_index: np.ndarray, n_classes: int,
-                    weight: np.ndarray | None = None) -> Tree:
+                    X: np.ndarray, out) -> Tree:
     """Copy the subtree at ``root`` out of the engine's shared node pool (preorder),
-    in the original feature indices; class counts from the full training data,
-    counted as the rows are routed (one pass over the data)."""
+    in the original feature indices; each node's statistics (``out``, the
+    objective's node arrays) from the full training data, as the rows are
+    routed (one pass over the data)."""
     feat_p, lo_p, hi_p, left_p, right_p = pool
-    out = _TreeArrays(y_index, n_classes, weight)
 
     def emit(node: int, rows: np.ndarray) -> int:
         idx = out.add(rows)

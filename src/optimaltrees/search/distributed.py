@@ -204,11 +204,11 @@ def solve_share(data: dict, features: list[int] | None, best_name: str, lock_nam
     return a worse tree)."""
     from distributed import Lock, Variable
 
-    from optimaltrees.search.engine import SharedRoot, build_engine
+    from optimaltrees.search.engine import SharedRoot, build_for
 
-    engine = build_engine(data["order"], data["rank"], data["y"], data["n_classes"], data["depth"],
-                          cost=data["cost"], gap=data["gap"], min_leaf=data["min_leaf"],
-                          memory_limit_mb=data["memory_limit_mb"], weights=data["weights"])
+    engine = build_for(data["order"], data["rank"], data, data["depth"],
+                       cost=data["cost"], gap=data["gap"], min_leaf=data["min_leaf"],
+                       memory_limit_mb=data["memory_limit_mb"], weights=data["weights"])
     shared = SharedRoot()           # carries the cluster's best objective into the engine
     engine.share_root_with(shared)
     engine.restrict_root(features)

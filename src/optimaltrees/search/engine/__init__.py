@@ -29,8 +29,8 @@ from optimaltrees.search.engine._squared import SquaredErrorLayout
 from optimaltrees.search.engine.options import EngineOptions, current_options, engine_options
 
 __all__ = ["BitsetLayout", "Engine", "EngineOptions", "RULES", "SharedRoot", "SolveOutcome", "SortedLayout",
-           "SquaredErrorLayout", "build_engine", "build_squared_engine", "current_options",
-           "engine_options"]
+           "SquaredErrorLayout", "build_engine", "build_for", "build_squared_engine",
+           "current_options", "engine_options"]
 
 
 def build_engine(order: np.ndarray, rank: np.ndarray, y: np.ndarray, n_classes: int, max_depth: int,
@@ -80,3 +80,12 @@ def build_squared_engine(order: np.ndarray, rank: np.ndarray, y: np.ndarray, max
                                 words, None if weights is None else np.ascontiguousarray(weights, dtype=np.float64))
     return Engine(layout, 3, max_depth, cost, gap, min_leaf, memory_limit_mb,
                   np.ascontiguousarray(words[0, n:n + 64]), options.root_seeds)
+
+
+def build_for(order: np.ndarray, rank: np.ndarray, fields: dict, max_depth: int, **options) -> Engine:
+    """The engine an objective's ``fields`` ask for (``objectives.*.engine_fields``):
+    ``targets`` for squared error, else ``y`` and ``n_classes`` for classes;
+    ``options`` as :func:`build_engine`'s keywords."""
+    if "targets" in fields:
+        return build_squared_engine(order, rank, fields["targets"], max_depth, **options)
+    return build_engine(order, rank, fields["y"], fields["n_classes"], max_depth, **options)
