@@ -325,7 +325,7 @@ def _state(value, where: str, name: str, fields: tuple[str, ...], optional: tupl
 
 _TREE_FIELDS = ("feature", "threshold", "children_left", "children_right", "value", "n_features")
 #: fields files written before missing values and sample weights lack
-_TREE_OPTIONAL = ("missing_left", "missing_in_training", "weighted")
+_TREE_OPTIONAL = ("missing_left", "missing_in_training", "weighted", "cost_matrix")
 
 
 def _tree(value, where: str) -> Tree:
@@ -356,6 +356,8 @@ def _tree_fields(s: dict, where: str) -> dict:
         if not isinstance(s["weighted"], bool):
             raise ValueError(f"{where}.weighted: expected true or false, got {_describe(s['weighted'])}")
         fields["weighted"] = s["weighted"]
+    if s.get("cost_matrix") is not None:       # checked square, finite and >= 0 by Tree itself
+        fields["cost_matrix"] = _array(s["cost_matrix"], f"{where}.cost_matrix", "iuf", ndim=2)
     return fields
 
 

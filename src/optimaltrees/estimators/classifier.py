@@ -1,6 +1,7 @@
 """``OptimalTreeClassifier``: exact optimal classification trees as a scikit-learn estimator."""
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 import warnings
@@ -23,6 +24,23 @@ from optimaltrees.model.summary import FitSummary, objective_tolerance, relative
 from optimaltrees.search.contree import leaf_result, search_tree
 from optimaltrees.search.distributed import check_cluster
 from optimaltrees.search.strategies import SCHEDULES, STRATEGIES
+
+def check_cost_matrix(cost_matrix, n_classes: int | None = None) -> np.ndarray:
+    """The cost matrix as a float64 (K, K) array of finite costs >= 0, or a
+    ValueError naming the problem (``n_classes``: the K it must have)."""
+    try:
+        costs = np.array(cost_matrix, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError("cost_matrix must be a square matrix of numbers") from None
+    if costs.ndim != 2 or costs.shape[0] != costs.shape[1] or costs.shape[0] < 1:
+        raise ValueError(f"cost_matrix must be a square matrix (classes x classes), got shape {costs.shape}")
+    if not np.all(np.isfinite(costs)) or np.any(costs < 0):
+        raise ValueError("cost_matrix must hold finite costs >= 0")
+    if n_classes is not None and costs.shape[0] != n_classes:
+        raise ValueError(f"cost_matrix is {costs.shape[0]} x {costs.shape[0]}, but y has {n_classes} classes "
+                         "(rows and columns in the order of classes_)")
+    return costs
+
 
 # Deeper searches need per-level buffers of n * p entries; 30 is far beyond what
 # any exact search can finish and keeps a typo from exhausting memory.
@@ -131,6 +149,14 @@ class OptimalTreeClassifier(ClusterParamMixin, FittedTreeMixin, ClassifierMixin,
         its weight (1 for the labels it leaves out); "balanced" weighs each
         class by n_samples / (n_classes * its rows), so that the optimal tree
         maximises balanced accuracy.  Multiplies ``sample_weight``.
+    cost_matrix : array-like of shape (n_classes, n_classes) or None, default=None
+        Cost-sensitive classification: ``cost_matrix[i, j]`` is the cost of
+        predicting ``classes_[j]`` for a row of class ``classes_[i]`` (finite,
+        >= 0; classes in sorted order, as ``classes_``).  The objective becomes
+        the total cost (times the sample weights) and each leaf predicts its
+        cheapest class; ``train_error_`` still counts the misclassified rows,
+        ``objective_`` is the cost plus node costs.  None: every error costs
+        1 (plain misclassification, with its faster search).
     max_bins : int or None, default=None
         For data in the millions of rows: merge each feature's values into at
         most this many bins of about equal row counts (as histogram-based
@@ -252,6 +278,7 @@ class OptimalTreeClassifier(ClusterParamMixin, FittedTreeMixin, ClassifierMixin,
         class_weight=None,
         max_bins: int | None = None,
         cluster=None,
+        cost_matrix=None,
     ) -> None:
         self.max_depth = max_depth
         self.time_limit = time_limit
@@ -269,6 +296,7 @@ class OptimalTreeClassifier(ClusterParamMixin, FittedTreeMixin, ClassifierMixin,
         self.class_weight = class_weight
         self.max_bins = max_bins
         self.cluster = cluster
+        self.cost_matrix = cost_matrix
 
     _parameter_constraints = {
         "max_depth": [Range(Integral, 0, MAX_SUPPORTED_DEPTH, closed="both")],
@@ -288,6 +316,7 @@ class OptimalTreeClassifier(ClusterParamMixin, FittedTreeMixin, ClassifierMixin,
         "class_weight": [StrOptions({"balanced"}), dict, None],
         "max_bins": [Range(Integral, 2, 65536, closed="both"), None],
         "cluster": "no_validation",      # checked when the fit connects (search/distributed.py)
+        "cost_matrix": ["array-like", None],
     }
 
     def _check_param_combinations(self) -> None:
@@ -295,6 +324,8 @@ class OptimalTreeClassifier(ClusterParamMixin, FittedTreeMixin, ClassifierMixin,
         if self.cluster is not None and self.search != "exhaustive":
             raise ValueError(f"cluster= runs search='exhaustive' only, not search={self.search!r}")
         check_cluster(self.cluster)
+        if self.cost_matrix is not None:
+            check_cost_matrix(self.cost_matrix)
 
     # -- fitting ---------------------------------------------------------------
     def fit(self, X, y, sample_weight=None) -> "OptimalTreeClassifier":
@@ -351,6 +382,7 @@ class OptimalTreeClassifier(ClusterParamMixin, FittedTreeMixin, ClassifierMixin,
         self.n_classes_ = len(self.classes_)
         warn_numeric_classes(self.classes_, self.n_classes_, type(self).__name__)
         weight = check_fit_weights(sample_weight, self.class_weight, y_index, self.classes_)
+        costs = None if self.cost_matrix is None else check_cost_matrix(self.cost_matrix, self.n_classes_)
         # unit weights are the unweighted problem: the same search (and so the
         # same tree among equal optima) on the faster unweighted paths; the
         # fitted tree still reports weights, as the user gave them
@@ -387,6 +419,7 @@ class OptimalTreeClassifier(ClusterParamMixin, FittedTreeMixin, ClassifierMixin,
                 sample_weight=search_weight,
                 max_bins=self.max_bins,
                 cluster=self.cluster,
+                cost_matrix=costs,
             )
         finally:
             if line is not None:
@@ -394,11 +427,15 @@ class OptimalTreeClassifier(ClusterParamMixin, FittedTreeMixin, ClassifierMixin,
         tree = result.tree
         if weight is not None:
             tree.weighted = True            # (unit weights: its counts are the weights)
+        if costs is not None:
+            tree = dataclasses.replace(tree, cost_matrix=costs)    # (a leaf cut short by the clock has none)
         errors = tree.training_errors() if weight is None else tree.weighted_errors()
-        objective = errors + node_cost * tree.n_branch_nodes
+        # the objective: errors, or their cost under the cost matrix
+        objective = (errors if costs is None else tree.misclassification_cost()) + node_cost * tree.n_branch_nodes
         # The search's value is recomputed from the exported tree: a mismatch is
         # a bug, and an "optimal" tree that is not optimal must never leave fit.
-        tolerance = objective_tolerance(n, 0 if weight is None else X.shape[0])
+        tolerance = objective_tolerance(n, 0 if weight is None else X.shape[0]) * (
+            1.0 if costs is None else max(1.0, float(costs.max())))
         if abs(objective - result.objective) > tolerance:
             raise RuntimeError(
                 f"internal error: search reported objective {result.objective}, "
@@ -440,7 +477,8 @@ class OptimalTreeClassifier(ClusterParamMixin, FittedTreeMixin, ClassifierMixin,
         self.stats_ = result.stats
         self.summary_ = FitSummary(
             method="tree",
-            objective_name=("training errors + node cost" if node_cost else "training errors") + (
+            objective_name=(("training cost" if costs is not None else "training errors")
+                            + (" + node cost" if node_cost else "")) + (
                 f", over the thresholds between at most {self.max_bins} quantile bins per feature"
                 if self.max_bins is not None else ""),
             objective=float(objective), lower_bound=float(self.lower_bound_), gap=self.gap_,

@@ -220,7 +220,7 @@ def leaf_prediction(tree: Tree, node: int, cname, decimals: int, prefix: str | N
     ``value: 12.34`` (its mean, to ``decimals`` significant digits at least 6)."""
     if isinstance(tree, RegressionTree):
         return f"{'value: ' if prefix is None else prefix}{float(tree.value[node, 0]):.{max(decimals, 6)}g}"
-    return f"{'class: ' if prefix is None else prefix}{cname(int(tree.value[node].argmax()))}"
+    return f"{'class: ' if prefix is None else prefix}{cname(int(tree.node_class()[node]))}"
 
 
 def leaf_counts(tree: Tree, node: int, eq: str, rows: str = "samples") -> str:
@@ -232,10 +232,13 @@ def leaf_counts(tree: Tree, node: int, eq: str, rows: str = "samples") -> str:
         return (f"{rows}{eq}{int(tree.node_samples[node])}{weight}, "
                 f"squared error{eq}{float(tree.node_sse[node]):.6g}")
     counts = tree.value[node]
-    total, top = float(counts.sum()), float(counts.max())
+    # the leaf's class is its largest, or with a cost matrix its cheapest
+    total, top = float(counts.sum()), float(counts[int(tree.node_class()[node])])
+    chosen = int(tree.node_class()[node])
+    cost = "" if tree.cost_matrix is None else f", cost{eq}{float(counts @ tree.cost_matrix[:, chosen]):.6g}"
     if tree.weighted:
-        return f"weight{eq}{total:.6g}, errors{eq}{total - top:.6g}"
-    return f"{rows}{eq}{int(total)}, errors{eq}{int(total) - int(top)}"
+        return f"weight{eq}{total:.6g}, errors{eq}{total - top:.6g}{cost}"
+    return f"{rows}{eq}{int(total)}, errors{eq}{int(total) - int(top)}{cost}"
 
 
 def export_tree_dot(tree: Tree, feature_names: Sequence[str] | None = None,

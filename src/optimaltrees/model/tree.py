@@ -56,6 +56,10 @@ class Tree:
         The search chose ``missing_left`` (the training data had NaN).
     weighted : bool, default=False
         ``value`` holds class weights (a fit with sample weights).
+    cost_matrix : array-like of float, shape (n_classes, n_classes), optional
+        ``cost_matrix[c, k]``: the cost of predicting class k for a row of
+        class c.  A leaf then predicts its cheapest class (the first of equal
+        cost) instead of its largest one.
 
     Attributes
     ----------
@@ -83,6 +87,7 @@ class Tree:
     missing_left: np.ndarray | None = None   # (node_count,) bool; None: the larger child's side
     missing_in_training: bool = False        # the search chose missing_left (the data had NaN)
     weighted: bool = False                   # value holds class weights (a fit with sample weights)
+    cost_matrix: np.ndarray | None = None    # (n_classes, n_classes): a leaf predicts its cheapest class
 
     def __post_init__(self) -> None:
         self.feature = np.asarray(self.feature, dtype=np.int64)
@@ -99,6 +104,12 @@ class Tree:
             raise ValueError("missing_left must have one entry per node")
         self.missing_left = self.missing_left & (self.feature >= 0)
         self.missing_in_training = bool(self.missing_in_training)
+        if self.cost_matrix is not None:
+            self.cost_matrix = np.asarray(self.cost_matrix, dtype=np.float64)
+            k = self.value.shape[1]
+            if self.cost_matrix.shape != (k, k) or not np.all(np.isfinite(self.cost_matrix)) \
+                    or np.any(self.cost_matrix < 0):
+                raise ValueError(f"cost_matrix must be {k} x {k} finite costs >= 0 (one row and column per class)")
 
     def larger_child_left(self) -> np.ndarray:
         """Per node: its left child saw at least as many training samples as
@@ -278,7 +289,11 @@ class Tree:
         Returns
         -------
         ndarray of shape (node_count,)
+            The first class with the largest count; with a ``cost_matrix``
+            the first class of least cost.
         """
+        if self.cost_matrix is not None:
+            return np.argmin(self.value @ self.cost_matrix, axis=1)
         return np.argmax(self.value, axis=1)
 
     def predict(self, X: np.ndarray) -> np.ndarray:
@@ -305,7 +320,22 @@ class Tree:
     def weighted_errors(self) -> float:
         """Misclassified training weight, when ``value`` holds class weights
         (the sample weights of each leaf's rows); the misclassifications otherwise."""
-        return float(misclassified(self.value[self.feature < 0]).sum())
+        leaves = self.value[self.feature < 0]
+        if self.cost_matrix is None:
+            return float(misclassified(leaves).sum())
+        # the rows outside each leaf's (cheapest) class, summed directly
+        chosen = np.argmin(leaves @ self.cost_matrix, axis=1)
+        outside = np.ones_like(leaves, dtype=bool)
+        outside[np.arange(len(leaves)), chosen] = False
+        return float(np.sum(leaves[outside]))
+
+    def misclassification_cost(self) -> float:
+        """The training rows' total cost under ``cost_matrix`` (each leaf's
+        least), or the misclassified weight without one."""
+        leaves = self.value[self.feature < 0]
+        if self.cost_matrix is None:
+            return self.weighted_errors()
+        return float(np.sum(np.min(leaves @ self.cost_matrix, axis=1)))
 
     def scaled(self, factor: float) -> "Tree":
         """The same tree with ``value`` multiplied by ``factor``."""
@@ -332,6 +362,7 @@ class Tree:
             "missing_left": self.missing_left.tolist(),
             "missing_in_training": self.missing_in_training,
             "weighted": self.weighted,
+            **({} if self.cost_matrix is None else {"cost_matrix": self.cost_matrix.tolist()}),
         }
 
     @classmethod
@@ -389,8 +420,17 @@ class Tree:
         weighted = d.get("weighted", False)      # files before sample weights: counts
         if not isinstance(weighted, bool):
             raise ValueError(f"tree document: weighted must be true or false, got {weighted!r}")
+        costs = d.get("cost_matrix")
+        if costs is not None:
+            try:
+                costs = np.array(costs, dtype=np.float64)
+            except (TypeError, ValueError, OverflowError) as exc:
+                raise ValueError(f"tree document: cost_matrix is not a matrix of numbers ({exc})") from None
+            k = arrays["value"].shape[1] if arrays["value"].ndim == 2 else -1
+            if costs.shape != (k, k) or not np.all(np.isfinite(costs)) or np.any(costs < 0):
+                raise ValueError("tree document: cost_matrix must be n_classes x n_classes finite costs >= 0")
         return cls(n_features=n_features, missing_left=missing_left, missing_in_training=trained,
-                   weighted=weighted, **arrays)
+                   weighted=weighted, cost_matrix=costs, **arrays)
 
     def to_json(self) -> str:
         """Return the tree as a JSON string (floats exact).

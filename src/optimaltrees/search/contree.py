@@ -16,7 +16,7 @@ from optimaltrees.data.encoding import EncodedFeatures, coarsen, encode_features
 from optimaltrees.data.missing import MISSING_LEFT, NO_MISSING, MissingColumns, missing_columns
 from optimaltrees.model.tree import Tree
 from optimaltrees.search.engine import Engine, SharedRoot, SolveOutcome, build_for
-from optimaltrees.search.objectives import Misclassification, SquaredError
+from optimaltrees.search.objectives import CostSensitive, Misclassification, SquaredError
 from optimaltrees.search.distributed import solve_on_dask
 from optimaltrees.search.strategies import STRATEGIES, greedy_restart, run_restarts
 
@@ -60,6 +60,7 @@ def search_tree(
     sample_weight: np.ndarray | None = None,
     max_bins: int | None = None,
     cluster: object = None,
+    cost_matrix: np.ndarray | None = None,
 ) -> SearchResult:
     """Minimise errors + node_cost * branching nodes over trees of depth <= max_depth.
 
@@ -91,6 +92,8 @@ def search_tree(
     ``max_bins``: search only the thresholds between at most this many
     quantile bins of each feature (:func:`~optimaltrees.data.encoding.coarsen`);
     the result is then optimal over those thresholds, not over all.
+    ``cost_matrix`` (n_classes x n_classes, finite, >= 0; [true, predicted]):
+    errors become costs, each leaf predicting its cheapest class.
     """
     start = time.perf_counter() if clock_start is None else clock_start
     # the bounds assume a split never lowers the objective (a leaf's errors are
@@ -102,13 +105,14 @@ def search_tree(
     X = np.asarray(X, dtype=np.float64)
     if sample_weight is not None:
         return _weighted_search(X, y_index, n_classes, max_depth, np.asarray(sample_weight, np.float64),
+                                cost_matrix=cost_matrix,
                                 node_cost=node_cost, max_gap=max_gap, min_samples_leaf=min_samples_leaf,
                                 time_limit=time_limit, memory_limit_mb=memory_limit_mb,
                                 n_threads=n_threads, strategy=strategy, schedule=schedule,
                                 callback=callback, progress_every=progress_every, clock_start=start,
                                 trace_trees=trace_trees, greedy_start=greedy_start, max_bins=max_bins,
                                 cluster=cluster)
-    return _search(X, Misclassification(y_index, n_classes), max_depth, None, node_cost=node_cost,
+    return _search(X, _classes(y_index, n_classes, cost_matrix), max_depth, None, node_cost=node_cost,
                    max_gap=max_gap, min_samples_leaf=min_samples_leaf, time_limit=time_limit,
                    memory_limit_mb=memory_limit_mb, n_threads=n_threads, strategy=strategy,
                    schedule=schedule, callback=callback, progress_every=progress_every,
@@ -121,9 +125,16 @@ def search_tree(
 MAX_TOTAL_OVER_LIGHTEST = 2.0 ** 50
 
 
+def _classes(y_index: np.ndarray, n_classes: int, cost_matrix: np.ndarray | None):
+    """The classification objective: misclassification, or a cost matrix."""
+    if cost_matrix is None:
+        return Misclassification(y_index, n_classes)
+    return CostSensitive(y_index, n_classes, cost_matrix)
+
+
 def _weighted_search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_depth: int,
-                     weight: np.ndarray, *, node_cost: float, max_gap: float, callback, **options
-                     ) -> SearchResult:
+                     weight: np.ndarray, *, node_cost: float, max_gap: float, callback,
+                     cost_matrix: np.ndarray | None = None, **options) -> SearchResult:
     """The search over the rows of positive weight.
 
     The engine sees the weights scaled by a power of two (exact) so that the
@@ -165,7 +176,7 @@ def _weighted_search(X: np.ndarray, y_index: np.ndarray, n_classes: int, max_dep
         return callback(dataclasses.replace(progress, objective=back(progress.objective),
                                             lower_bound=back(progress.lower_bound)))
 
-    result = _search(X, Misclassification(y_index, n_classes), max_depth, scaled,
+    result = _search(X, _classes(y_index, n_classes, cost_matrix), max_depth, scaled,
                      node_cost=math.ldexp(node_cost, -e),
                      max_gap=math.ldexp(max_gap, -e), callback=None if callback is None else unscaled,
                      **options)

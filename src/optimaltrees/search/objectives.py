@@ -6,10 +6,12 @@ that reach them, and what a single leaf scores.
 The driver itself - limits, threads, Dask, the anytime strategies, traces,
 missing values - is written once for every objective.  Each objective here
 works in the engine's units: class counts (weights scaled by a power of two)
-for :class:`Misclassification`, centred and scaled targets with weights of
+for :class:`Misclassification` and :class:`CostSensitive`, centred and scaled targets with weights of
 mean one for :class:`SquaredError` (its caller maps the results back).
 """
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 
@@ -67,6 +69,44 @@ class Misclassification:
         return _ClassArrays(self.y_index, self.n_classes, weight)
 
 
+class CostSensitive(Misclassification):
+    """A cost matrix over ``n_classes`` classes: a leaf predicts the class of
+    least total cost, ``cost_matrix[true, predicted]`` per unit of weight."""
+
+    #: identical rows cancel under misclassification only (with costs a
+    #: group's share of a leaf's cost depends on the leaf's class)
+    cancels_rows = False
+    name = "cost"
+
+    def __init__(self, y_index: np.ndarray, n_classes: int, cost_matrix: np.ndarray) -> None:
+        super().__init__(y_index, n_classes)
+        self.cost_matrix = np.asarray(cost_matrix, dtype=np.float64)
+
+    def subset(self, rows: np.ndarray) -> "CostSensitive":
+        return CostSensitive(self.y_index[rows], self.n_classes, self.cost_matrix)
+
+    def reduce(self, enc, *, cancel_rows: bool, checkpoint, weight) -> Reduction:
+        """Redundant features dropped; the duplicates' bound is misclassification's, not kept."""
+        red = reduce_problem(enc, self.y_index, self.n_classes, cancel_rows=False, checkpoint=checkpoint,
+                             weights=weight)
+        return dataclasses.replace(red, conflict_bound=0.0)
+
+    def engine_fields(self, red: Reduction) -> dict:
+        return dict(super().engine_fields(red), cost_matrix=self.cost_matrix)
+
+    def leaf_objective(self, rows: np.ndarray, weight: np.ndarray | None) -> float:
+        counts = np.bincount(self.y_index[rows], weights=weight, minlength=self.n_classes)
+        return float(np.min(counts @ self.cost_matrix))
+
+    def errors(self, objective: float, branches: int, node_cost: float, weighted: bool,
+               tree: Tree | None = None) -> float:
+        """A trace point's cost (the objective less the node cost)."""
+        return max(objective - node_cost * branches, 0.0)
+
+    def arrays(self, weight: np.ndarray | None) -> "_ClassArrays":
+        return _ClassArrays(self.y_index, self.n_classes, weight, self.cost_matrix)
+
+
 class SquaredError:
     """Squared error of leaf means: the engine's targets ``engine_y`` (centred
     and scaled); the trees' nodes hold the user's targets ``y`` and weights
@@ -115,8 +155,10 @@ class _ClassArrays:
     """The flat arrays of a classification tree copied out node by node
     (preorder): each node starts as a leaf with the class counts of its rows."""
 
-    def __init__(self, y_index: np.ndarray, n_classes: int, weight: np.ndarray | None = None) -> None:
+    def __init__(self, y_index: np.ndarray, n_classes: int, weight: np.ndarray | None = None,
+                 cost_matrix: np.ndarray | None = None) -> None:
         self.y_index, self.n_classes, self.weight = y_index, n_classes, weight
+        self.cost_matrix = cost_matrix
         self.feature: list[int] = []
         self.threshold: list[float] = []
         self.left: list[int] = []
@@ -142,7 +184,8 @@ class _ClassArrays:
     def tree(self, n_features: int, missing_in_training: bool = False) -> Tree:
         return Tree(self.feature, self.threshold, self.left, self.right, np.array(self.value, dtype=np.float64),
                     n_features, missing_left=self.missing_left if missing_in_training else None,
-                    missing_in_training=missing_in_training, weighted=self.weight is not None)
+                    missing_in_training=missing_in_training, weighted=self.weight is not None,
+                    cost_matrix=self.cost_matrix)
 
 
 def weighted_sse(y: np.ndarray, w: np.ndarray | None) -> tuple[float, float]:

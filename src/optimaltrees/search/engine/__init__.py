@@ -4,15 +4,17 @@
 - ``_control``: run control (time limit, Ctrl-C, hook, threads sharing a root);
 - ``_layout_base``: what every data layout holds (sizes, class counts);
 - ``_sorted`` / ``_bitset``: the two data layouts of classification, and
-  ``_squared`` the layout of squared error (``_layout.pxd`` fuses them; a
-  layout carries its objective, whose helpers are in ``_objective.pxd``);
+  ``_additive`` the layout of objectives that add up over rows (squared
+  error, a cost matrix; ``_layout.pxd`` fuses them; a layout carries its
+  objective, whose helpers are in ``_objective.pxd``);
 - ``_intervals.pxd``: ConTree's threshold-interval pruning;
 - ``_rules``: the anytime strategies' rules;
 - ``_core``: the DP / branch-and-bound search, written once over the layouts;
 - ``options``: each engine's tuning (``EngineOptions``), passed when it is built.
 
 :func:`build_engine` is the one place that picks a classification layout for a
-data set; :func:`build_squared_engine` builds the squared-error one.
+data set; :func:`build_squared_engine` and :func:`build_cost_engine` build the
+additive one.
 """
 from __future__ import annotations
 
@@ -25,11 +27,11 @@ from optimaltrees.search.engine._control import SharedRoot
 from optimaltrees.search.engine._core import Engine, SolveOutcome
 from optimaltrees.search.engine._rules import RULES
 from optimaltrees.search.engine._sorted import SortedLayout
-from optimaltrees.search.engine._squared import SquaredErrorLayout
+from optimaltrees.search.engine._additive import AdditiveLayout
 from optimaltrees.search.engine.options import EngineOptions, current_options, engine_options
 
-__all__ = ["BitsetLayout", "Engine", "EngineOptions", "RULES", "SharedRoot", "SolveOutcome", "SortedLayout",
-           "SquaredErrorLayout", "build_engine", "build_for", "build_squared_engine",
+__all__ = ["AdditiveLayout", "BitsetLayout", "Engine", "EngineOptions", "RULES", "SharedRoot", "SolveOutcome",
+           "SortedLayout", "build_cost_engine", "build_engine", "build_for", "build_squared_engine",
            "current_options", "engine_options"]
 
 
@@ -69,15 +71,16 @@ def build_squared_engine(order: np.ndarray, rank: np.ndarray, y: np.ndarray, max
                          *, cost: float = 0.0, gap: float = 0.0, min_leaf: int = 1,
                          memory_limit_mb: float = math.inf, seed: int = 0,
                          weights: np.ndarray | None = None, options: EngineOptions | None = None) -> Engine:
-    """An engine over squared error (:class:`SquaredErrorLayout`): ``y`` the
+    """An engine over squared error (:class:`AdditiveLayout`): ``y`` the
     targets, centred and scaled by the caller; the rest as :func:`build_engine`."""
     options = current_options() if options is None else options
     order = np.ascontiguousarray(order, dtype=np.int32)
     rank = np.ascontiguousarray(rank, dtype=np.int32)
     n = order.shape[1]
     words = np.random.default_rng(seed).integers(0, 2**63 - 1, size=(2, n + 64), dtype=np.int64)
-    layout = SquaredErrorLayout(order, rank, np.ascontiguousarray(y, dtype=np.float64), max_depth, cost, min_leaf,
-                                words, None if weights is None else np.ascontiguousarray(weights, dtype=np.float64))
+    layout = AdditiveLayout(order, rank, max_depth, cost, min_leaf, words,
+                            None if weights is None else np.ascontiguousarray(weights, dtype=np.float64),
+                            targets=np.ascontiguousarray(y, dtype=np.float64))
     return Engine(layout, 3, max_depth, cost, gap, min_leaf, memory_limit_mb,
                   np.ascontiguousarray(words[0, n:n + 64]), options.root_seeds)
 
@@ -88,4 +91,26 @@ def build_for(order: np.ndarray, rank: np.ndarray, fields: dict, max_depth: int,
     ``options`` as :func:`build_engine`'s keywords."""
     if "targets" in fields:
         return build_squared_engine(order, rank, fields["targets"], max_depth, **options)
+    if "cost_matrix" in fields:
+        return build_cost_engine(order, rank, fields["y"], fields["cost_matrix"], max_depth, **options)
     return build_engine(order, rank, fields["y"], fields["n_classes"], max_depth, **options)
+
+
+def build_cost_engine(order: np.ndarray, rank: np.ndarray, y: np.ndarray, cost_matrix: np.ndarray,
+                      max_depth: int, *, cost: float = 0.0, gap: float = 0.0, min_leaf: int = 1,
+                      memory_limit_mb: float = math.inf, seed: int = 0, weights: np.ndarray | None = None,
+                      options: EngineOptions | None = None) -> Engine:
+    """An engine over a cost matrix (:class:`AdditiveLayout`): ``y`` labels
+    0..K-1, ``cost_matrix[true, predicted]`` (K x K, finite, >= 0); the rest
+    as :func:`build_engine`."""
+    options = current_options() if options is None else options
+    order = np.ascontiguousarray(order, dtype=np.int32)
+    rank = np.ascontiguousarray(rank, dtype=np.int32)
+    n = order.shape[1]
+    words = np.random.default_rng(seed).integers(0, 2**63 - 1, size=(2, n + 64), dtype=np.int64)
+    matrix = np.ascontiguousarray(cost_matrix, dtype=np.float64)
+    layout = AdditiveLayout(order, rank, max_depth, cost, min_leaf, words,
+                            None if weights is None else np.ascontiguousarray(weights, dtype=np.float64),
+                            labels=np.ascontiguousarray(y, dtype=np.int32), cost_matrix=matrix)
+    return Engine(layout, matrix.shape[0], max_depth, cost, gap, min_leaf, memory_limit_mb,
+                  np.ascontiguousarray(words[0, n:n + 64]), options.root_seeds)

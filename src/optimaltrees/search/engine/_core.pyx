@@ -40,7 +40,7 @@ from optimaltrees.search.engine._rules cimport (
     CAND_SKIP, CAND_TRY, NODE_CUT, NODE_SEARCH, RULE_NONE, RuleState)
 from optimaltrees.search.engine._sorted cimport SortedLayout
 from optimaltrees.search.engine._bitset cimport BitsetLayout
-from optimaltrees.search.engine._squared cimport SquaredErrorLayout
+from optimaltrees.search.engine._additive cimport AdditiveLayout
 
 cimport cython
 
@@ -181,7 +181,7 @@ cdef class Engine:
         random integers that make a set's cache key differ per depth.
         ``root_seeds``: the ``root_seeds`` engine option."""
         cdef int lvl, levels = max(max_depth, 1) + 1
-        if not isinstance(layout, (SortedLayout, BitsetLayout, SquaredErrorLayout)):
+        if not isinstance(layout, (SortedLayout, BitsetLayout, AdditiveLayout)):
             raise TypeError(f"unknown data layout {type(layout).__name__}")
         if depth_words is None or depth_words.shape[0] < 64:
             raise ValueError("depth_words must hold 64 random integers")
@@ -328,15 +328,15 @@ cdef class Engine:
         # the one place the layout is chosen: each call runs a core compiled for it
         cdef BitsetLayout bitset
         cdef SortedLayout sorted_
-        cdef SquaredErrorLayout squared
+        cdef AdditiveLayout additive
         if isinstance(self.layout, BitsetLayout):
             bitset = <BitsetLayout>self.layout
             with nogil:
                 res = self._solve_root(bitset, upper_bound, spent)
-        elif isinstance(self.layout, SquaredErrorLayout):
-            squared = <SquaredErrorLayout>self.layout
+        elif isinstance(self.layout, AdditiveLayout):
+            additive = <AdditiveLayout>self.layout
             with nogil:
-                res = self._solve_root(squared, upper_bound, spent)
+                res = self._solve_root(additive, upper_bound, spent)
         else:
             sorted_ = <SortedLayout>self.layout
             with nogil:

@@ -1,7 +1,7 @@
 # cython: language_level=3
 """The data layouts the search core is written over, as one fused type.
 A layout carries its objective: misclassification for the sorted and bitset
-layouts, squared error for ``SquaredErrorLayout``.
+layouts, squared error or a cost matrix for ``AdditiveLayout``.
 
 Every layout is a final extension type that extends ``DataLayout``
 (``_layout_base.pxd``: sizes, costs, class counts) with the same C methods
@@ -40,9 +40,9 @@ never branches on which layout it runs over.
 """
 from optimaltrees.search.engine._sorted cimport SortedLayout
 from optimaltrees.search.engine._bitset cimport BitsetLayout
-from optimaltrees.search.engine._squared cimport SquaredErrorLayout
+from optimaltrees.search.engine._additive cimport AdditiveLayout
 
 ctypedef fused Layout:
     SortedLayout
     BitsetLayout
-    SquaredErrorLayout
+    AdditiveLayout

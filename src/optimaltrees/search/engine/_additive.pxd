@@ -1,9 +1,13 @@
 # cython: language_level=3
-"""The squared-error layout: numeric rows with real targets, for regression
-trees.  As the sorted layout, every feature's stable sorted order of
-(instance, value rank); a node's statistics (``Node.counts``) are the three
-sums (weight, weighted target, weighted squared target) from which a leaf's
-squared error around its mean follows (:func:`_objective.sse_leaf`)."""
+"""The additive layout: objectives whose node statistics are sums over the
+node's rows, each row adding a fixed vector of ``S`` numbers.  As the sorted
+layout, every feature's stable sorted order of (instance, value rank); a
+node's statistics (``Node.counts``) are those sums, from which its objective
+names a leaf's cost (``_objective.pxd``):
+
+* squared error (``SQUARED_ERROR``): S = 3, a row adds (w, w y, w y^2);
+* a cost matrix (``COST_MATRIX``): S = K, a row of class c adds w at c, and
+  a leaf costs min over k of sum over c of counts[c] C[c, k]."""
 from libc.stdint cimport int32_t, uint8_t, uint64_t
 from libcpp.vector cimport vector
 
@@ -14,16 +18,20 @@ cimport cython
 
 
 @cython.final
-cdef class SquaredErrorLayout(DataLayout):
+cdef class AdditiveLayout(DataLayout):
     cdef vector[Elem] root                 # [f * n + k]: feature f's k-th instance in value order (label unused)
     cdef vector[vector[Elem]] children     # per level: left child's orders, then the right's
     cdef vector[vector[double]] cnt_left   # per level: left child's three sums
     cdef vector[vector[double]] cnt_right  # per level: right child's three sums
-    cdef vector[double] row_stats          # [3 * instance + j]: the row's weight, weight x target, weight x target^2
-    cdef vector[double] target             # [instance]: the row's target (the engine's scaled units)
+    cdef int kind                          # SQUARED_ERROR or COST_MATRIX (``_objective.pxd``)
+    cdef int S                             # statistics per node (and per row)
+    cdef vector[double] row_stats          # [S * instance + j]: what the row adds to its node's sums
+    cdef vector[double] target             # [instance]: the row's target (squared error, the engine's units)
+    cdef vector[double] costs              # [c * K + k]: the cost of predicting k for a row of class c (cost matrix)
+    cdef double max_cost                   # the largest entry of costs
     cdef vector[uint8_t] flag              # [instance]: 1 if it goes left in the split being applied
     cdef vector[uint64_t] rnd1, rnd2       # [instance]: random words whose sum / xor hash a set
-    cdef vector[double] scan               # depth-two scratch: per side the three totals, then the prefix sums
+    cdef vector[double] scan               # depth-one scratch: per side the S totals, then the prefix sums
 
     cdef void init_root(self, Node* root) noexcept nogil
     cdef double leaf_cost(self, double* counts) noexcept nogil
@@ -55,3 +63,6 @@ cdef class SquaredErrorLayout(DataLayout):
     cdef size_t memory_bytes(self) noexcept nogil
     cdef void _depth_one(self, Elem* data, int nn, int f1, int pos, Split1* bl, Split1* br,
                          int ml) noexcept nogil
+    cdef void _add(self, double* sums, Elem* e) noexcept nogil
+    cdef double _split_cost(self, double* total, double* prefix, double* rest) noexcept nogil
+    cdef double _weight(self, int32_t i) noexcept nogil

@@ -1,73 +1,108 @@
 # distutils: language = c++
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 # cython: initializedcheck=False, nonecheck=False
-"""Squared-error layout: partition, thresholds and the exact depth-one
-subtrees of both children of a split, for regression trees.
+"""Additive layout: partition, thresholds and the exact depth-one subtrees
+of both children of a split, for every objective whose node statistics are
+sums over rows (squared error; a cost matrix over classes).
 
 The search's bounds need two facts of an objective (``_intervals.pxd``):
 adding rows never lowers a subproblem's optimum (a tree of the larger set,
 restricted to the smaller, is no worse there), and moving rows of weight k
-changes it by at most k times a constant.  For squared error that constant
-is the square of the node's target range: a row of weight w added to a leaf
-of weight W and mean m raises its error by w W / (W + w) (y - m)^2, at most
-w (max y - min y)^2.  :meth:`thresholds` measures distances in that unit.
+changes it by at most k times a constant, the node's Lipschitz constant
+(:meth:`AdditiveLayout.lipschitz`).  For squared error that constant is the
+square of the node's target range: a row of weight w added to a leaf of
+weight W and mean m raises its error by w W / (W + w) (y - m)^2, at most
+w (max y - min y)^2.  For a cost matrix it is the largest cost: a row added
+to a leaf raises the cost of the leaf's class by at most its own cost.
+:meth:`thresholds` measures distances in that unit.
 """
 from libc.stdint cimport int64_t
 from libc.string cimport memset
 from libc.math cimport INFINITY
 
 from optimaltrees.search.engine._common cimport EPS, prefetch
-from optimaltrees.search.engine._objective cimport SSE_STATS, sse_leaf, sse_part, sse_rest
+from optimaltrees.search.engine._objective cimport COST_MATRIX, SQUARED_ERROR, SSE_STATS, cost_leaf, sse_leaf
 
 # rows looked ahead when a random access follows (as in the sorted layout)
 cdef enum:
     AHEAD = 8
 
 
-cdef class SquaredErrorLayout(DataLayout):
-    """Every feature's sorted order over rows with real targets."""
+cdef class AdditiveLayout(DataLayout):
+    """Every feature's sorted order over rows whose objective adds up."""
 
-    def __init__(self, int32_t[:, ::1] order, int32_t[:, ::1] rank, double[::1] y, int max_depth,
-                 double cost, int min_leaf, int64_t[:, ::1] random_words, double[::1] weights=None):
+    def __init__(self, int32_t[:, ::1] order, int32_t[:, ::1] rank, int max_depth, double cost, int min_leaf,
+                 int64_t[:, ::1] random_words, double[::1] weights=None, double[::1] targets=None,
+                 int32_t[::1] labels=None, double[:, ::1] cost_matrix=None):
         """order[f, k]: id of the k-th instance sorted by feature f (stable);
-        rank[f, i]: unique-value rank of instance i on feature f; y: finite
-        targets (centred and scaled by the caller, so that sums stay well
-        within a double's precision); random_words: (2, >= n) random integers
-        for the set hashes; weights: each row's weight (finite, > 0), or None
-        for 1 each."""
-        cdef int f, k, i, lvl, levels = max(max_depth, 1) + 1
+        rank[f, i]: unique-value rank of instance i on feature f;
+        random_words: (2, >= n) random integers for the set hashes; weights:
+        each row's weight (finite, > 0), or None for 1 each.  The objective:
+        ``targets`` (finite, centred and scaled by the caller so that sums
+        stay well within a double's precision) for squared error, or
+        ``labels`` (0..K-1) and ``cost_matrix`` (K x K, finite, >= 0,
+        [true, predicted]) for a cost matrix."""
+        cdef int f, k, i, j, lvl, levels = max(max_depth, 1) + 1
         cdef int n = order.shape[1]
-        cdef double w
+        cdef double w, v
         cdef Elem e
-        if y.shape[0] != n:
-            raise ValueError(f"{y.shape[0]} targets for {n} rows")
         if weights is not None and weights.shape[0] != n:
             raise ValueError(f"{weights.shape[0]} weights for {n} rows")
-        self.init_sizes(n, order.shape[0], SSE_STATS, min_leaf, cost, 1, np_zeros(n))
+        if (targets is None) == (labels is None):
+            raise ValueError("give targets (squared error) or labels and a cost matrix, not both")
+        self.kind = SQUARED_ERROR if targets is not None else COST_MATRIX
+        if self.kind == SQUARED_ERROR:
+            if targets.shape[0] != n:
+                raise ValueError(f"{targets.shape[0]} targets for {n} rows")
+            self.S = SSE_STATS
+        else:
+            if cost_matrix is None or cost_matrix.shape[0] != cost_matrix.shape[1] or cost_matrix.shape[0] < 1:
+                raise ValueError("a cost matrix must be square, one row and column per class")
+            if labels.shape[0] != n:
+                raise ValueError(f"{labels.shape[0]} labels for {n} rows")
+            self.S = cost_matrix.shape[0]
+        self.init_sizes(n, order.shape[0], self.S, min_leaf, cost, 1, np_zeros(n))
         self.has_floors = False
-        self.row_stats.resize(<size_t>SSE_STATS * n)
-        self.target.resize(n)
-        self.root_counts.assign(SSE_STATS, 0.0)
+        self.root_counts.assign(self.S, 0.0)
+        self.row_stats.resize(<size_t>SSE_STATS * n if self.kind == SQUARED_ERROR else n)
+        self.max_cost = 0.0
+        if self.kind == COST_MATRIX:
+            self.costs.resize(<size_t>self.S * self.S)
+            for i in range(self.S):
+                for j in range(self.S):
+                    v = cost_matrix[i, j]
+                    if not (0.0 <= v < INFINITY):
+                        raise ValueError(f"cost_matrix[{i}, {j}] = {v} is not finite and >= 0")
+                    self.costs[i * self.S + j] = v
+                    if v > self.max_cost:
+                        self.max_cost = v
+        else:
+            self.target.resize(n)
         for i in range(n):
             w = 1.0 if weights is None else weights[i]
             if not (w > 0.0 and w < INFINITY):
                 raise ValueError(f"row {i}'s weight {w} is not finite and positive")
-            if not (-INFINITY < y[i] < INFINITY):
-                raise ValueError(f"row {i}'s target {y[i]} is not finite")
-            self.target[i] = y[i]
-            self.row_stats[3 * i] = w
-            self.row_stats[3 * i + 1] = w * y[i]
-            self.row_stats[3 * i + 2] = w * y[i] * y[i]
-            self.root_counts[0] += w
-            self.root_counts[1] += w * y[i]
-            self.root_counts[2] += w * y[i] * y[i]
+            if self.kind == SQUARED_ERROR:
+                if not (-INFINITY < targets[i] < INFINITY):
+                    raise ValueError(f"row {i}'s target {targets[i]} is not finite")
+                self.target[i] = targets[i]
+                self.row_stats[3 * i] = w
+                self.row_stats[3 * i + 1] = w * targets[i]
+                self.row_stats[3 * i + 2] = w * targets[i] * targets[i]
+                for j in range(SSE_STATS):
+                    self.root_counts[j] += self.row_stats[3 * i + j]
+            else:
+                if not 0 <= labels[i] < self.S:
+                    raise ValueError(f"row {i}'s label {labels[i]} is not a class of the cost matrix")
+                self.row_stats[i] = w
+                self.root_counts[labels[i]] += w
         self.root.resize(<size_t>n * self.p)
         for f in range(self.p):
             for k in range(n):
                 i = order[f, k]
                 e.id = i
                 e.rank = rank[f, i]
-                e.label = 0
+                e.label = 0 if labels is None else labels[i]
                 self.root[<size_t>f * n + k] = e
         self.children.resize(levels)
         self.cnt_left.resize(levels)
@@ -76,21 +111,22 @@ cdef class SquaredErrorLayout(DataLayout):
             # only nodes with >= 3 levels left partition (depth-two nodes scan their children)
             if lvl <= max_depth - 3:
                 self.children[lvl].resize(<size_t>n * self.p)
-            self.cnt_left[lvl].resize(SSE_STATS)
-            self.cnt_right[lvl].resize(SSE_STATS)
+            self.cnt_left[lvl].resize(self.S)
+            self.cnt_right[lvl].resize(self.S)
         self.flag.resize(n)
         self.rnd1.resize(n)
         self.rnd2.resize(n)
         for i in range(n):
             self.rnd1[i] = <uint64_t>random_words[0, i] * 2 + 1
             self.rnd2[i] = <uint64_t>random_words[1, i]
-        self.scan.resize(4 * SSE_STATS)
+        self.scan.resize(5 * <size_t>self.S)
         self.fixed_bytes = self.memory_bytes()
 
     cdef size_t memory_bytes(self) noexcept nogil:
         cdef size_t b = self.base_bytes(), lvl
         b += (self.rnd1.capacity() + self.rnd2.capacity()) * sizeof(uint64_t)
-        b += (self.row_stats.capacity() + self.target.capacity() + self.scan.capacity()) * sizeof(double)
+        b += (self.row_stats.capacity() + self.target.capacity() + self.scan.capacity()
+              + self.costs.capacity()) * sizeof(double)
         b += self.root.capacity() * sizeof(Elem) + self.flag.capacity()
         for lvl in range(self.children.size()):
             b += self.children[lvl].capacity() * sizeof(Elem)
@@ -100,22 +136,31 @@ cdef class SquaredErrorLayout(DataLayout):
     # ---------------------------------------------------------------- the objective
 
     cdef double leaf_cost(self, double* counts) noexcept nogil:
-        return sse_leaf(counts)
+        if self.kind == SQUARED_ERROR:
+            return sse_leaf(counts)
+        return cost_leaf(counts, &self.costs[0], self.S)
 
     cdef double node_floor(self, double* counts, int depth) noexcept nogil:
         """No floor beyond 0 (a tree's leaves can follow every target)."""
         return 0.0
 
     cdef double node_weight(self, double* counts) noexcept nogil:
-        return counts[0]
+        cdef int j
+        cdef double total = 0.0
+        if self.kind == SQUARED_ERROR:
+            return counts[0]
+        for j in range(self.S):
+            total += counts[j]
+        return total
 
     cdef double lipschitz(self, Node* node) noexcept nogil:
         """The most one unit of weight, moved in or out of any subset of the
-        node, changes that subset's optimum: the square of the node's target
-        range (see the module's docstring)."""
+        node, changes that subset's optimum (see the module's docstring)."""
         cdef Elem* arr = node.elems
         cdef double lo = INFINITY, hi = -INFINITY, v
         cdef int k
+        if self.kind == COST_MATRIX:
+            return self.max_cost
         for k in range(node.size):
             v = self.target[arr[k].id]
             if v < lo:
@@ -123,6 +168,25 @@ cdef class SquaredErrorLayout(DataLayout):
             if v > hi:
                 hi = v
         return (hi - lo) * (hi - lo) if hi > lo else 0.0
+
+    cdef inline void _add(self, double* sums, Elem* e) noexcept nogil:
+        """A row's statistics added to ``sums``."""
+        cdef double* rs
+        if self.kind == SQUARED_ERROR:
+            rs = &self.row_stats[SSE_STATS * e.id]
+            sums[0] += rs[0]
+            sums[1] += rs[1]
+            sums[2] += rs[2]
+        else:
+            sums[e.label] += self.row_stats[e.id]
+
+    cdef inline double _split_cost(self, double* total, double* prefix, double* rest) noexcept nogil:
+        """Both leaves' cost of a split: the prefix's sums and ``total`` less them
+        (``rest``: scratch of S numbers)."""
+        cdef int j
+        for j in range(self.S):
+            rest[j] = total[j] - prefix[j]
+        return self.leaf_cost(prefix) + self.leaf_cost(rest)
 
     # ---------------------------------------------------------------- the node
 
@@ -139,43 +203,42 @@ cdef class SquaredErrorLayout(DataLayout):
             root.h2 ^= self.rnd2[i]
 
     cdef void gini_split(self, Node* node, int f, double* score, int32_t* pos) noexcept nogil:
-        """Feature f's split of least squared error with leaf children
-        (INFINITY, -1: none): the search's first guess, as Gini's for classes."""
+        """Feature f's split of least objective with leaf children (INFINITY,
+        -1: none): the search's first guess, as Gini's for classes."""
         cdef int nn = node.size, k
         cdef Elem* arr = node.elems + <size_t>f * nn
-        cdef double* rs = &self.row_stats[0]
-        cdef double w = 0.0, sy = 0.0, syy = 0.0, g, best = INFINITY
+        cdef double* pre = &self.scan[0]
+        cdef double* rest = &self.scan[self.S]
+        cdef double g, best = INFINITY
         cdef int32_t best_pos = -1
+        memset(pre, 0, self.S * sizeof(double))
         for k in range(nn):
             if k > 0 and arr[k].rank != arr[k - 1].rank:
-                g = sse_part(w, sy, syy) + sse_rest(node.counts, w, sy, syy)
+                g = self._split_cost(node.counts, pre, rest)
                 if g < best:
                     best = g
                     best_pos = k
-            w += rs[3 * arr[k].id]
-            sy += rs[3 * arr[k].id + 1]
-            syy += rs[3 * arr[k].id + 2]
+            self._add(pre, &arr[k])
         score[0] = best
         pos[0] = best_pos
 
     cdef void candidates(self, Node* node, int f, vector[Cand]* out) noexcept nogil:
-        """Feature f's splits (both sides >= min_leaf) scored by their children's squared error."""
+        """Feature f's splits (both sides >= min_leaf) scored by their leaves' objective."""
         cdef int nn = node.size, ml = self.min_leaf, k
         cdef Elem* arr = node.elems + <size_t>f * nn
-        cdef double* rs = &self.row_stats[0]
-        cdef double w = 0.0, sy = 0.0, syy = 0.0
+        cdef double* pre = &self.scan[0]
+        cdef double* rest = &self.scan[self.S]
         cdef Cand c
+        memset(pre, 0, self.S * sizeof(double))
         for k in range(nn):
             if k > 0 and arr[k].rank != arr[k - 1].rank and k >= ml and nn - k >= ml:
-                c.score = sse_part(w, sy, syy) + sse_rest(node.counts, w, sy, syy)
+                c.score = self._split_cost(node.counts, pre, rest)
                 c.f = f
                 c.pos = k
                 c.lo = arr[k - 1].rank
                 c.hi = arr[k].rank
                 out.push_back(c)
-            w += rs[3 * arr[k].id]
-            sy += rs[3 * arr[k].id + 1]
-            syy += rs[3 * arr[k].id + 2]
+            self._add(pre, &arr[k])
 
     cdef double split_floor(self, Node* node, int f, int child_depth, int32_t* P, int m,
                             double* out) noexcept nogil:
@@ -189,18 +252,20 @@ cdef class SquaredErrorLayout(DataLayout):
         """Every position where feature f's value changes, leaving both sides
         at least min_leaf instances, and the weight left of each times the
         node's Lipschitz constant (:meth:`lipschitz`), the distance unit of
-        ConTree's neighbourhood bounds for squared error."""
+        ConTree's neighbourhood bounds for this objective."""
         cdef int nn = node.size, ml = self.min_leaf, k, m = 0
         cdef Elem* arr = node.elems + <size_t>f * nn
-        cdef double* rs = &self.row_stats[0]
-        cdef double left = rs[3 * arr[0].id], unit = self.lipschitz(node)
+        cdef double left = self._weight(arr[0].id), unit = self.lipschitz(node)
         for k in range(1, nn):
             if arr[k].rank != arr[k - 1].rank and k >= ml and nn - k >= ml:
                 P[m] = k
                 D[m] = left * unit
                 m += 1
-            left += rs[3 * arr[k].id]
+            left += self._weight(arr[k].id)
         return m
+
+    cdef inline double _weight(self, int32_t i) noexcept nogil:
+        return self.row_stats[SSE_STATS * i] if self.kind == SQUARED_ERROR else self.row_stats[i]
 
     cdef void split_ranks(self, Node* node, int f, int pos, int32_t* lo, int32_t* hi) noexcept nogil:
         cdef Elem* arr = node.elems + <size_t>f * node.size
@@ -249,12 +314,13 @@ cdef class SquaredErrorLayout(DataLayout):
         feature's order keeps each side's prefix sums, and a position where
         the side's value changes scores that side's split.  A split wins only
         below its leaf less one node's cost."""
-        cdef double* rs = &self.row_stats[0]
-        cdef double* tot = &self.scan[0]          # [side * 3 + j]: the side's three sums
-        cdef double* pre = &self.scan[2 * SSE_STATS]   # [side * 3 + j]: its prefix along f2
+        cdef int S = self.S
+        cdef double* tot = &self.scan[0]              # [side * S + j]: the side's sums
+        cdef double* pre = &self.scan[2 * S]          # [side * S + j]: its prefix along f2
+        cdef double* rest = &self.scan[4 * S]         # scratch: a suffix's sums
         cdef uint8_t* flag = &self.flag[0]
         cdef Elem* arr = data + <size_t>f1 * nn
-        cdef int k, f2, s, j, i
+        cdef int k, f2, s, i
         cdef int ntot[2]
         cdef int cnt[2]
         cdef int prev[2]
@@ -265,17 +331,16 @@ cdef class SquaredErrorLayout(DataLayout):
         self.n_d2 += 1
         out[0] = br
         out[1] = bl
-        memset(tot, 0, 2 * SSE_STATS * sizeof(double))
+        memset(tot, 0, 2 * S * sizeof(double))
         for k in range(nn):
             i = arr[k].id
             s = 1 if k < pos else 0
             flag[i] = s
-            for j in range(SSE_STATS):
-                tot[s * SSE_STATS + j] += rs[SSE_STATS * i + j]
+            self._add(tot + s * S, &arr[k])
         ntot[1] = pos
         ntot[0] = nn - pos
         for s in range(2):
-            out[s].val = sse_leaf(tot + s * SSE_STATS)
+            out[s].val = self.leaf_cost(tot + s * S)
             out[s].feature = -1
             target[s] = out[s].val - cost
             if ntot[s] < 2 * ml:
@@ -284,7 +349,7 @@ cdef class SquaredErrorLayout(DataLayout):
             if target[0] <= EPS and target[1] <= EPS:
                 break
             arr = data + <size_t>f2 * nn
-            memset(pre, 0, 2 * SSE_STATS * sizeof(double))
+            memset(pre, 0, 2 * S * sizeof(double))
             cnt[0] = 0
             cnt[1] = 0
             prev[0] = -1
@@ -296,9 +361,7 @@ cdef class SquaredErrorLayout(DataLayout):
                 s = flag[e.id]
                 if (target[s] > EPS and cnt[s] >= ml and ntot[s] - cnt[s] >= ml and prev[s] >= 0
                         and e.rank != prev[s]):
-                    err = (sse_part(pre[s * SSE_STATS], pre[s * SSE_STATS + 1], pre[s * SSE_STATS + 2])
-                           + sse_rest(tot + s * SSE_STATS, pre[s * SSE_STATS], pre[s * SSE_STATS + 1],
-                                      pre[s * SSE_STATS + 2]))
+                    err = self._split_cost(tot + s * S, pre + s * S, rest)
                     if err < target[s] - EPS:
                         target[s] = err
                         out[s].feature = f2
@@ -306,8 +369,7 @@ cdef class SquaredErrorLayout(DataLayout):
                         out[s].hi = e.rank
                 prev[s] = e.rank
                 cnt[s] += 1
-                for j in range(SSE_STATS):
-                    pre[s * SSE_STATS + j] += rs[SSE_STATS * e.id + j]
+                self._add(pre + s * S, &e)
         for s in range(2):
             if out[s].feature >= 0:
                 out[s].val = target[s] + cost
@@ -318,7 +380,7 @@ cdef class SquaredErrorLayout(DataLayout):
         """Split ``node`` at (f, pos) into out[0] (left) and out[1] (right),
         stored in this level's child buffers: a stable partition of every
         feature's order; the sums and set hashes come from feature 0."""
-        cdef int nn = node.size, nl = pos, nr = nn - pos, k, g, a, b, j
+        cdef int nn = node.size, nl = pos, nr = nn - pos, k, g, a, b
         cdef Elem* data = node.elems
         cdef uint8_t* flag = &self.flag[0]
         cdef Elem* arr = data + <size_t>f * nn
@@ -326,7 +388,6 @@ cdef class SquaredErrorLayout(DataLayout):
         cdef Elem* dr = dl + <size_t>pos * self.p
         cdef double* cntl = &self.cnt_left[level][0]
         cdef double* cntr = &self.cnt_right[level][0]
-        cdef double* rs = &self.row_stats[0]
         cdef Elem e
         cdef uint64_t a1 = 0, a2 = 0, b1 = 0, b2 = 0
         out[0].size = nl
@@ -341,8 +402,8 @@ cdef class SquaredErrorLayout(DataLayout):
             flag[arr[k].id] = 1
         for k in range(pos, nn):
             flag[arr[k].id] = 0
-        memset(cntl, 0, SSE_STATS * sizeof(double))
-        memset(cntr, 0, SSE_STATS * sizeof(double))
+        memset(cntl, 0, self.S * sizeof(double))
+        memset(cntr, 0, self.S * sizeof(double))
         arr = data
         a = 0
         b = 0
@@ -351,15 +412,13 @@ cdef class SquaredErrorLayout(DataLayout):
             if flag[e.id]:
                 dl[a] = e
                 a += 1
-                for j in range(SSE_STATS):
-                    cntl[j] += rs[SSE_STATS * e.id + j]
+                self._add(cntl, &e)
                 a1 += self.rnd1[e.id]
                 a2 ^= self.rnd2[e.id]
             else:
                 dr[b] = e
                 b += 1
-                for j in range(SSE_STATS):
-                    cntr[j] += rs[SSE_STATS * e.id + j]
+                self._add(cntr, &e)
                 b1 += self.rnd1[e.id]
                 b2 ^= self.rnd2[e.id]
         for g in range(1, self.p):
