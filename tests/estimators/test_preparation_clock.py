@@ -19,7 +19,7 @@ from optimaltrees import OptimalTreeClassifier, SATTreeClassifier
 from optimaltrees.data import binarize, validation
 from optimaltrees.data.binarize import Binarizer
 from optimaltrees.data.validation import PreparationTimeout, is_missing
-from optimaltrees.estimators import classifier as classifier_module
+from optimaltrees.estimators import _base as fit_module      # the classifier's preparation clock
 from optimaltrees.estimators import sat as sat_module
 from optimaltrees.io import load_model, save_model
 from optimaltrees.search.sat import prepare
@@ -146,10 +146,10 @@ def test_tree_stopped_while_encoding_returns_the_flagged_majority_leaf(monkeypat
         return OptimalTreeClassifier(max_depth=2, time_limit=60,
                                      categorical_features=["colour", "size"]).fit(df, y)
     full = fit()
-    n_calls = _count_calls(monkeypatch, classifier_module, "preparation_clock", fit)
+    n_calls = _count_calls(monkeypatch, fit_module, "preparation_clock", fit)
     assert n_calls > 5                      # columns, encoding blocks, finiteness blocks
     for k in range(1, n_calls + 1):
-        monkeypatch.setattr(classifier_module, "preparation_clock",
+        monkeypatch.setattr(fit_module, "preparation_clock",
                             _Clock(k, PreparationTimeout()))
         with pytest.warns(UserWarning, match="time_limit=60 s reached"):
             clf = fit()
@@ -174,7 +174,7 @@ def test_tree_stopped_while_encoding_returns_the_flagged_majority_leaf(monkeypat
             clf.predict(df.iloc[:, :3])
     # Ctrl-C while the categories are learned or encoded: the same leaf, flagged as interrupted
     for k in (2, 6):
-        monkeypatch.setattr(classifier_module, "preparation_clock", _Clock(k, KeyboardInterrupt()))
+        monkeypatch.setattr(fit_module, "preparation_clock", _Clock(k, KeyboardInterrupt()))
         with pytest.warns(RuntimeWarning, match="interrupted"):
             clf = fit()
         assert clf.interrupted_ and not clf.timed_out_ and clf.tree_.node_count == 1
@@ -244,7 +244,7 @@ def test_a_stopped_fit_and_its_leaf_refuse_what_a_complete_fit_refuses(monkeypat
     for limit in (1e-9, 60):
         with pytest.raises(ValueError, match="infinity in column 'x'"):
             OptimalTreeClassifier(time_limit=limit).fit(df, y)
-    monkeypatch.setattr(classifier_module, "preparation_clock", _Clock(1, PreparationTimeout()))
+    monkeypatch.setattr(fit_module, "preparation_clock", _Clock(1, PreparationTimeout()))
     df = pd.DataFrame({"c": ["a", "b", "b", "a"], "x": [0.0, 1.0, 2.0, 1.0]})
     with pytest.warns(UserWarning, match="time_limit"):
         clf = OptimalTreeClassifier(time_limit=60).fit(df, y)
@@ -273,7 +273,7 @@ class _Explosive(list):
 
 def test_tree_stopped_while_encoding_still_checks_the_labels(monkeypatch):
     df = _mixed_frame(2, 30, missing=False)
-    monkeypatch.setattr(classifier_module, "preparation_clock",
+    monkeypatch.setattr(fit_module, "preparation_clock",
                         _Clock(1, PreparationTimeout()))
     est = OptimalTreeClassifier(max_depth=2, time_limit=1, categorical_features=["colour"])
     with pytest.raises(ValueError, match="inconsistent numbers of samples"):

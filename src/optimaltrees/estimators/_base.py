@@ -5,14 +5,18 @@ Tree subclasses say how raw input becomes the tree's feature matrix
 (``_tree_input``) and how splits read (``_export_labels``)."""
 from __future__ import annotations
 
+from contextlib import contextmanager
 from numbers import Real
 
 import numpy as np
 from sklearn.utils._param_validation import Interval, make_constraint, validate_parameter_constraints
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import _num_samples, check_is_fitted
 
-from optimaltrees.data.validation import check_integer  # noqa: F401  (re-exported to the estimators)
+from optimaltrees.anytime import ProgressLine
+from optimaltrees.data.binarize import categorical_encoder
+from optimaltrees.data.validation import (PreparationTimeout, check_fit_data, preparation_clock,
+                                          check_integer)  # noqa: F401  (check_integer: re-exported)
 from optimaltrees.model.export import export_text, export_tree_dot
 
 
@@ -295,3 +299,62 @@ def _compiled_constraints(cls: type) -> dict:
                     if constraints != "no_validation"}
         _COMPILED[cls] = compiled
     return compiled
+
+
+def encode_for_fit(estimator, X, y, start: float, *, subsets: bool = False, targets=None):
+    """``fit``'s input: X through the estimator's categorical encoder (when
+    ``categorical_features`` makes a column categorical) and checked with y;
+    sets ``encoder_``, ``n_features_in_`` and ``feature_names_in_``.
+
+    Learning and encoding a wide categorical table takes seconds: the time
+    limit and Ctrl-C stop it as they stop the numeric preparation.  Returns
+    (X, y, stopped): ``stopped`` is None, "time" or "Ctrl-C", and a stopped
+    fit's X is a stand-in of the encoded width (y is still checked)."""
+    name = type(estimator).__name__
+    limit = estimator.time_limit
+    checkpoint = preparation_clock(None if limit is None else start + limit)
+    encoder = categorical_encoder(X, estimator.categorical_features, name, subsets=subsets, checkpoint=checkpoint)
+    estimator.encoder_ = encoder
+    if targets is not None:
+        y = targets(y)
+    if encoder is None:
+        return (*check_fit_data(estimator, X, y, allow_nan=True), None)
+    stopped = encoder.stopped_            # "time" or "Ctrl-C": came while learning the categories
+    n_rows = _num_samples(X)
+    try:
+        if stopped is None:
+            encoded = encoder.transform(X, owner=name, checkpoint=checkpoint)
+            X, y = check_fit_data(estimator, encoded, y, allow_nan=True, checkpoint=checkpoint)
+    except PreparationTimeout:
+        stopped = "time"
+    except KeyboardInterrupt:
+        stopped = "Ctrl-C"
+    if stopped is not None:               # y is still checked, against a stand-in X
+        X, y = check_fit_data(estimator, np.zeros((n_rows, max(encoder.n_tests_, 1))), y, allow_nan=True)
+    estimator.n_features_in_ = encoder.n_features_in_
+    if encoder.feature_names_in_ is not None:
+        estimator.feature_names_in_ = np.asarray(encoder.feature_names_in_, dtype=object)
+    return X, y, stopped
+
+
+@contextmanager
+def progress_reporting(estimator):
+    """The callback a fit gives the search, and how often it is called: the
+    live progress line (``verbose``) and the user's ``callback``, the line
+    closed after the search however it ends.  Yields (callback or None, seconds)."""
+    line = ProgressLine(estimator.time_limit) if estimator.verbose else None
+    user_callback = estimator.callback
+
+    def callback(progress):
+        if line is not None:
+            line.update(progress)
+        if user_callback is not None:
+            return user_callback(progress)
+        return True
+
+    try:
+        yield (callback if (line is not None or user_callback is not None) else None,
+               0.2 if line is not None else 0.5)
+    finally:
+        if line is not None:
+            line.close()

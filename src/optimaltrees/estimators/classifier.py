@@ -11,15 +11,12 @@ import numpy as np
 from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import StrOptions
-from sklearn.utils.validation import _num_samples
 
-from optimaltrees.data.binarize import categorical_encoder
-from optimaltrees.data.validation import (PreparationTimeout, check_class_labels, check_fit_data,
-                                          check_fit_weights, check_predict_data, preparation_clock,
+from optimaltrees.data.validation import (check_class_labels, check_fit_weights, check_predict_data,
                                           warn_numeric_classes)
 from optimaltrees.estimators._base import (DEFAULT_TIME_LIMIT, ClusterParamMixin, FittedTreeMixin, Range,
-                                           positive_seconds, validate_params)
-from optimaltrees.anytime import ProgressLine
+                                           encode_for_fit, positive_seconds, progress_reporting,
+                                           validate_params)
 from optimaltrees.model.summary import FitSummary, objective_tolerance, relative_gap, status_text
 from optimaltrees.search.contree import leaf_result, search_tree
 from optimaltrees.search.distributed import check_cluster
@@ -276,9 +273,9 @@ class OptimalTreeClassifier(ClusterParamMixin, FittedTreeMixin, ClassifierMixin,
         categorical_features="from_dtype",
         categorical_splits: str = "one-vs-rest",
         class_weight=None,
+        cost_matrix=None,
         max_bins: int | None = None,
         cluster=None,
-        cost_matrix=None,
     ) -> None:
         self.max_depth = max_depth
         self.time_limit = time_limit
@@ -349,30 +346,8 @@ class OptimalTreeClassifier(ClusterParamMixin, FittedTreeMixin, ClassifierMixin,
         """
         start = time.perf_counter()
         validate_params(self)
-        # learning and encoding a wide categorical table takes seconds: the time
-        # limit and Ctrl-C stop it as they stop the numeric preparation, with a leaf
-        checkpoint = preparation_clock(None if self.time_limit is None else start + self.time_limit)
-        encoder = categorical_encoder(X, self.categorical_features, type(self).__name__,
-                                      subsets=self.categorical_splits == "subsets", checkpoint=checkpoint)
-        stopped = None if encoder is None else encoder.stopped_   # "time" or "Ctrl-C": came while encoding
-        if encoder is None:
-            X, y = check_fit_data(self, X, y, allow_nan=True)
-        else:
-            n_rows = _num_samples(X)
-            try:
-                if stopped is None:
-                    encoded = encoder.transform(X, owner=type(self).__name__, checkpoint=checkpoint)
-                    X, y = check_fit_data(self, encoded, y, allow_nan=True, checkpoint=checkpoint)
-            except PreparationTimeout:
-                stopped = "time"
-            except KeyboardInterrupt:
-                stopped = "Ctrl-C"
-            if stopped is not None:       # y is still checked, against a stand-in X
-                X, y = check_fit_data(self, np.zeros((n_rows, 1)), y, allow_nan=True)
-            self.n_features_in_ = encoder.n_features_in_
-            if encoder.feature_names_in_ is not None:
-                self.feature_names_in_ = np.asarray(encoder.feature_names_in_, dtype=object)
-        self.encoder_ = encoder
+        X, y, stopped = encode_for_fit(self, X, y, start, subsets=self.categorical_splits == "subsets")
+        encoder = self.encoder_
         check_class_labels(y)
         try:
             self.classes_, y_index = np.unique(y, return_inverse=True)
@@ -390,17 +365,7 @@ class OptimalTreeClassifier(ClusterParamMixin, FittedTreeMixin, ClassifierMixin,
         # costs and gaps are fractions of the data: of its rows, or of its weight
         n = X.shape[0] if weight is None else float(weight.sum())
         node_cost = float(self.complexity_cost) * n
-        line = ProgressLine(self.time_limit) if self.verbose else None
-        user_callback = self.callback
-
-        def callback(progress):
-            if line is not None:
-                line.update(progress)
-            if user_callback is not None:
-                return user_callback(progress)
-            return True
-
-        try:
+        with progress_reporting(self) as (callback, every):
             result = leaf_result(encoder.n_tests_, y_index, self.n_classes_, start, weight,
                                  interrupted=stopped == "Ctrl-C") if stopped else search_tree(
                 X, y_index, self.n_classes_, int(self.max_depth),
@@ -413,17 +378,14 @@ class OptimalTreeClassifier(ClusterParamMixin, FittedTreeMixin, ClassifierMixin,
                 n_threads=min(effective_n_jobs(self.n_jobs), os.cpu_count() or 1),
                 strategy=self.search,
                 schedule=self.schedule,
-                callback=callback if (line is not None or user_callback is not None) else None,
-                progress_every=0.2 if line is not None else 0.5,
+                callback=callback,
+                progress_every=every,
                 clock_start=start,
                 sample_weight=search_weight,
                 max_bins=self.max_bins,
                 cluster=self.cluster,
                 cost_matrix=costs,
             )
-        finally:
-            if line is not None:
-                line.close()
         tree = result.tree
         if weight is not None:
             tree.weighted = True            # (unit weights: its counts are the weights)

@@ -10,13 +10,12 @@ import numpy as np
 from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import StrOptions
-from sklearn.utils.validation import _num_samples, column_or_1d
+from sklearn.utils.validation import column_or_1d
 
-from optimaltrees.data.binarize import categorical_encoder
-from optimaltrees.data.validation import PreparationTimeout, check_fit_data, check_predict_data, preparation_clock
+from optimaltrees.data.validation import check_predict_data
 from optimaltrees.estimators._base import (DEFAULT_TIME_LIMIT, ClusterParamMixin, FittedTreeMixin, Range,
-                                           positive_seconds, validate_params)
-from optimaltrees.anytime import ProgressLine
+                                           encode_for_fit, positive_seconds, progress_reporting,
+                                           validate_params)
 from optimaltrees.model.summary import FitSummary, relative_gap, status_text
 from optimaltrees.search.distributed import check_cluster
 from optimaltrees.search.strategies import SCHEDULES, STRATEGIES
@@ -201,54 +200,27 @@ class OptimalTreeRegressor(ClusterParamMixin, FittedTreeMixin, RegressorMixin, B
         """
         start = time.perf_counter()
         validate_params(self)
-        checkpoint = preparation_clock(None if self.time_limit is None else start + self.time_limit)
-        encoder = categorical_encoder(X, self.categorical_features, type(self).__name__, checkpoint=checkpoint)
-        if encoder is not None and encoder.stopped_ is None:
-            try:
-                X = encoder.transform(X, owner=type(self).__name__, checkpoint=checkpoint)
-            except PreparationTimeout:
-                encoder.stopped_ = "time"
-        if encoder is not None and encoder.stopped_ is not None:
-            X = np.zeros((_num_samples(X), encoder.n_tests_))
-        self.encoder_ = encoder
-        y = check_targets(y)
-        X, y = check_fit_data(self, X, y, allow_nan=True)
-        if encoder is not None:
-            self.n_features_in_ = encoder.n_features_in_
-            if encoder.feature_names_in_ is not None:
-                self.feature_names_in_ = np.asarray(encoder.feature_names_in_, dtype=object)
+        X, y, stopped = encode_for_fit(self, X, y, start, targets=check_targets)
         weight = check_sample_weight(sample_weight, len(y))
         kept = slice(None) if weight is None else weight > 0
         sst = scale_targets(y[kept], None if weight is None else weight[kept]).total_sse
         self.total_sse_ = sst
-        line = ProgressLine(self.time_limit) if self.verbose else None
-        user_callback = self.callback
-
-        def callback(progress):
-            if line is not None:
-                line.update(progress)
-            if user_callback is not None:
-                return user_callback(progress)
-            return True
-
-        try:
+        with progress_reporting(self) as (callback, every):
             result = search_regression_tree(
                 X, y, int(self.max_depth),
                 node_cost=float(self.complexity_cost) * sst,
                 max_gap=float(self.max_gap) * sst,
                 min_samples_leaf=int(min(self.min_samples_leaf, X.shape[0])),
-                time_limit=0.0 if encoder is not None and encoder.stopped_ is not None else self.time_limit,
+                time_limit=0.0 if stopped is not None else self.time_limit,
                 memory_limit_mb=self.memory_limit,
                 sample_weight=weight,
                 clock_start=start,
                 n_threads=min(effective_n_jobs(self.n_jobs), os.cpu_count() or 1),
                 strategy=self.search, schedule=self.schedule,
-                callback=callback if (line is not None or user_callback is not None) else None,
-                progress_every=0.2 if line is not None else 0.5,
+                callback=callback, progress_every=every,
                 max_bins=self.max_bins, cluster=self.cluster)
-        finally:
-            if line is not None:
-                line.close()
+        if stopped == "Ctrl-C":
+            result.interrupted, result.timed_out = True, False
         tree = result.tree
         errors = tree.squared_error()
         objective = errors + float(self.complexity_cost) * sst * tree.n_branch_nodes

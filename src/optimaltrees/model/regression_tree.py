@@ -41,6 +41,8 @@ class RegressionTree(Tree):
         The search chose ``missing_left`` (the training data had NaN).
     weighted : bool, default=False
         The fit had sample weights (``node_weight`` sums them).
+    cost_matrix : None
+        Classification trees' costs; a regression tree has none.
     node_weight : array-like of float, shape (node_count,)
         Training weight reaching each node (its rows when unweighted).
     node_samples : array-like of int, shape (node_count,)
@@ -62,6 +64,8 @@ class RegressionTree(Tree):
         self.node_weight = np.asarray(self.node_weight, dtype=np.float64)
         self.node_samples = np.asarray(self.node_samples, dtype=np.int64)
         self.node_sse = np.asarray(self.node_sse, dtype=np.float64)
+        if self.cost_matrix is not None:
+            raise ValueError("a regression tree has no cost_matrix")
         super().__post_init__()
         if self.value.shape[1] != 1:
             raise ValueError("a regression tree's value must have shape (node_count, 1)")
