@@ -6,10 +6,10 @@ Tree subclasses say how raw input becomes the tree's feature matrix
 from __future__ import annotations
 
 from contextlib import contextmanager
-from numbers import Real
+from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, make_constraint, validate_parameter_constraints
+from sklearn.utils._param_validation import Interval, StrOptions, make_constraint, validate_parameter_constraints
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
@@ -18,6 +18,7 @@ from optimaltrees.data.binarize import categorical_encoder
 from optimaltrees.data.validation import (PreparationTimeout, check_fit_data, preparation_clock,
                                           check_integer)  # noqa: F401  (check_integer: re-exported)
 from optimaltrees.model.export import export_text, export_tree_dot
+from optimaltrees.search.strategies import SCHEDULES, STRATEGIES
 
 
 class ClusterParamMixin:
@@ -265,6 +266,31 @@ DEFAULT_TIME_LIMIT = 60.0
 def positive_seconds():
     """A time limit: seconds > 0 and finite, or None for none."""
     return [Range(Real, 0, np.inf, closed="neither"), None]
+
+
+#: deeper searches need per-level buffers of n * p entries; 30 is far beyond what
+#: any exact search can finish and keeps a typo from exhausting memory
+MAX_SUPPORTED_DEPTH = 30
+
+#: the parameters the exact tree search takes, as the classifier and the
+#: regressor validate them (each adds its own)
+TREE_SEARCH_CONSTRAINTS = {
+    "max_depth": [Range(Integral, 0, MAX_SUPPORTED_DEPTH, closed="both")],
+    "time_limit": positive_seconds(),
+    "max_gap": [Range(Real, 0, 1, closed="both")],
+    "complexity_cost": [Range(Real, 0, 1, closed="both")],
+    "min_samples_leaf": [Range(Integral, 1, None, closed="left")],
+    "memory_limit": [Range(Real, 0, np.inf, closed="neither"), None],
+    # None: 1 thread; -1: all cores; 0 is meaningless
+    "n_jobs": [Range(Integral, 1, None, closed="left"), Range(Integral, None, -1, closed="right"), None],
+    "search": [StrOptions(set(STRATEGIES))],
+    "schedule": [StrOptions(set(SCHEDULES))],
+    "callback": [callable, None],
+    "verbose": ["verbose"],
+    "categorical_features": [StrOptions({"from_dtype"}), "array-like", None],
+    "max_bins": [Range(Integral, 2, 65536, closed="both"), None],
+    "cluster": "no_validation",      # checked when the fit connects (search/distributed.py)
+}
 
 
 def validate_params(estimator) -> None:

@@ -5,7 +5,6 @@ import dataclasses
 import os
 import time
 import warnings
-from numbers import Integral, Real
 
 import numpy as np
 from joblib import effective_n_jobs
@@ -14,13 +13,12 @@ from sklearn.utils._param_validation import StrOptions
 
 from optimaltrees.data.validation import (check_class_labels, check_fit_weights, check_predict_data,
                                           warn_numeric_classes)
-from optimaltrees.estimators._base import (DEFAULT_TIME_LIMIT, ClusterParamMixin, FittedTreeMixin, Range,
-                                           encode_for_fit, positive_seconds, progress_reporting,
-                                           validate_params)
+from optimaltrees.estimators._base import (DEFAULT_TIME_LIMIT, TREE_SEARCH_CONSTRAINTS, ClusterParamMixin,
+                                           FittedTreeMixin, encode_for_fit, progress_reporting, validate_params)
 from optimaltrees.model.summary import FitSummary, objective_tolerance, relative_gap, status_text
 from optimaltrees.search.contree import leaf_result, search_tree
 from optimaltrees.search.distributed import check_cluster
-from optimaltrees.search.strategies import SCHEDULES, STRATEGIES
+
 
 def check_cost_matrix(cost_matrix, n_classes: int | None = None) -> np.ndarray:
     """The cost matrix as a float64 (K, K) array of finite costs >= 0, or a
@@ -39,9 +37,6 @@ def check_cost_matrix(cost_matrix, n_classes: int | None = None) -> np.ndarray:
     return costs
 
 
-# Deeper searches need per-level buffers of n * p entries; 30 is far beyond what
-# any exact search can finish and keeps a typo from exhausting memory.
-MAX_SUPPORTED_DEPTH = 30
 
 
 class OptimalTreeClassifier(ClusterParamMixin, FittedTreeMixin, ClassifierMixin, BaseEstimator):
@@ -296,23 +291,9 @@ class OptimalTreeClassifier(ClusterParamMixin, FittedTreeMixin, ClassifierMixin,
         self.cost_matrix = cost_matrix
 
     _parameter_constraints = {
-        "max_depth": [Range(Integral, 0, MAX_SUPPORTED_DEPTH, closed="both")],
-        "time_limit": positive_seconds(),
-        "max_gap": [Range(Real, 0, 1, closed="both")],
-        "complexity_cost": [Range(Real, 0, 1, closed="both")],
-        "min_samples_leaf": [Range(Integral, 1, None, closed="left")],
-        "memory_limit": [Range(Real, 0, np.inf, closed="neither"), None],
-        # None: 1 thread; -1: all cores; 0 is meaningless
-        "n_jobs": [Range(Integral, 1, None, closed="left"), Range(Integral, None, -1, closed="right"), None],
-        "search": [StrOptions(set(STRATEGIES))],
-        "schedule": [StrOptions(set(SCHEDULES))],
-        "callback": [callable, None],
-        "verbose": ["verbose"],
-        "categorical_features": [StrOptions({"from_dtype"}), "array-like", None],
+        **TREE_SEARCH_CONSTRAINTS,
         "categorical_splits": [StrOptions({"one-vs-rest", "subsets"})],
         "class_weight": [StrOptions({"balanced"}), dict, None],
-        "max_bins": [Range(Integral, 2, 65536, closed="both"), None],
-        "cluster": "no_validation",      # checked when the fit connects (search/distributed.py)
         "cost_matrix": ["array-like", None],
     }
 

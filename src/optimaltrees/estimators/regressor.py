@@ -4,25 +4,19 @@ from __future__ import annotations
 import os
 import time
 import warnings
-from numbers import Integral, Real
 
 import numpy as np
 from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import column_or_1d
 
 from optimaltrees.data.validation import check_predict_data
-from optimaltrees.estimators._base import (DEFAULT_TIME_LIMIT, ClusterParamMixin, FittedTreeMixin, Range,
-                                           encode_for_fit, positive_seconds, progress_reporting,
-                                           validate_params)
+from optimaltrees.estimators._base import (DEFAULT_TIME_LIMIT, TREE_SEARCH_CONSTRAINTS, ClusterParamMixin,
+                                           FittedTreeMixin, encode_for_fit, progress_reporting, validate_params)
 from optimaltrees.model.summary import FitSummary, relative_gap, status_text
 from optimaltrees.search.distributed import check_cluster
-from optimaltrees.search.strategies import SCHEDULES, STRATEGIES
 from optimaltrees.search.regression import scale_targets, search_regression_tree
 
-#: deeper searches need per-level buffers of n * p entries (as the classifier's)
-MAX_SUPPORTED_DEPTH = 30
 #: the engine's tolerance, as a share of the total squared error: objectives
 #: this close are equal, and a bound this close to the objective proves it
 TOLERANCE = 1e-9
@@ -154,22 +148,7 @@ class OptimalTreeRegressor(ClusterParamMixin, FittedTreeMixin, RegressorMixin, B
         self.max_bins = max_bins
         self.cluster = cluster
 
-    _parameter_constraints = {
-        "max_depth": [Range(Integral, 0, MAX_SUPPORTED_DEPTH, closed="both")],
-        "time_limit": positive_seconds(),
-        "max_gap": [Range(Real, 0, 1, closed="both")],
-        "complexity_cost": [Range(Real, 0, 1, closed="both")],
-        "min_samples_leaf": [Range(Integral, 1, None, closed="left")],
-        "memory_limit": [Range(Real, 0, np.inf, closed="neither"), None],
-        "n_jobs": [Range(Integral, 1, None, closed="left"), Range(Integral, None, -1, closed="right"), None],
-        "search": [StrOptions(set(STRATEGIES))],
-        "schedule": [StrOptions(set(SCHEDULES))],
-        "callback": [callable, None],
-        "verbose": ["verbose"],
-        "categorical_features": [StrOptions({"from_dtype"}), "array-like", None],
-        "max_bins": [Range(Integral, 2, 65536, closed="both"), None],
-        "cluster": "no_validation",      # checked when the fit connects (search/distributed.py)
-    }
+    _parameter_constraints = dict(TREE_SEARCH_CONSTRAINTS)
 
     _predicts_classes = False
 
