@@ -283,7 +283,7 @@ def _raw_section(records: list[dict], args):
             rows.append([name, _first(recs, "n") or "–", _first(recs, "n_test") or "–", _first(recs, "p") or "–",
                          fmt_sse(o), fmt_sse(c, exact=False), mark, "–" if sse_ratio is None else f"{sse_ratio:.3f}",
                          _fmt_r2(scores["ours"]), _fmt_r2(scores["peer"]), fmt_s(o), fmt_s(c),
-                         "yes" if o["proven"] else "no", "–" if gap is None else f"{100 * gap:.2g} %"])
+                         "yes" if o["proven"] else "no", _fmt_gap(gap)])
             notes += side_notes(f"raw, depth {depth}, {name}, ours", o) + side_notes(f"raw, depth {depth}, {name}, "
                                                                                    "cart", c)
             notes += _sse_notes(f"raw, depth {depth}, {name}", recs, tol)
@@ -304,6 +304,14 @@ def _raw_section(records: list[dict], args):
 def _median(recs: list[dict], side: str, key: str):
     values = [r[key] for r in recs if r.get("side") == side and r.get("status") == "ok" and r.get(key) is not None]
     return statistics.median(values) if values else None
+
+
+def _fmt_gap(gap) -> str:
+    """A relative gap as a percentage: 0 %, 0.67 %, 13 %, 100 %."""
+    if gap is None:
+        return "–"
+    pct = 100 * gap
+    return f"{pct:.2g} %" if pct < 10 else f"{pct:.0f} %"
 
 
 def _fmt_r2(x) -> str:
