@@ -20,7 +20,8 @@ import json
 import sys
 from pathlib import Path
 
-SUITES = ("contree", "binary", "anytime", "sat", "sat-table3", "sat-artificial", "diagrams", "cv", "missing", "scale")
+SUITES = ("contree", "binary", "anytime", "sat", "sat-table3", "sat-artificial", "diagrams", "cv", "missing", "scale",
+          "regression")
 
 
 def suite_module(name: str):

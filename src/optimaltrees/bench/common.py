@@ -120,16 +120,18 @@ def summarise(recs: list[dict]) -> dict:
         messages=sorted({r.get("message", "") for r in recs if r.get("status") != "ok"}))
 
 
-def agree(a: dict, b: dict) -> str:
-    """✓ / ✗ / n/a / err for the training errors of two libraries' summaries."""
+def agree(a: dict, b: dict, tol: float = 0.0) -> str:
+    """✓ / ✗ / n/a / err for the training errors of two libraries' summaries;
+    ``tol``: errors this close are equal (a sum of squares in floating point)."""
     if not a["errors"] or not b["errors"]:
         return "err" if (a["failed"] or b["failed"]) else "n/a"
     if a["proven"] and b["proven"]:
-        return "✓" if a["errors"] == b["errors"] and len(a["errors"]) == 1 else "✗"
+        both = a["errors"] + b["errors"]
+        return "✓" if max(both) - min(both) <= tol else "✗"
     # a proven optimum must be <= anything the other side found, proven or not
-    if a["proven"] and min(b["errors"]) < max(a["errors"]):
+    if a["proven"] and min(b["errors"]) < max(a["errors"]) - tol:
         return "✗"
-    if b["proven"] and min(a["errors"]) < max(b["errors"]):
+    if b["proven"] and min(a["errors"]) < max(b["errors"]) - tol:
         return "✗"
     return "n/a"
 

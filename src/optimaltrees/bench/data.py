@@ -37,6 +37,68 @@ def split_rows(y: np.ndarray, seed: int, fractions=(0.5, 0.25, 0.25)) -> list[np
     return parts
 
 
+
+#: regression sets that ship with scikit-learn (no file): ``DATA`` of
+#: :func:`regression_table` is then ``"sklearn:NAME"``
+SKLEARN_REGRESSION = ("diabetes",)
+
+
+@lru_cache(maxsize=4)
+def regression_table(data: str, target: int | None = None) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """(X, y, feature names) of a regression set.
+
+    ``"sklearn:diabetes"``: scikit-learn's diabetes data (it ships with the
+    package, no network) and its own target.  Otherwise ``data`` is a
+    label-first numeric file (as ``continuous/train/NAME.txt``): its feature
+    column ``target`` (counted from 0, the label not counted) becomes y, and
+    the class label becomes the last feature (as class index 0..K-1)."""
+    if data.startswith("sklearn:"):
+        name = data.split(":", 1)[1]
+        if name not in SKLEARN_REGRESSION:
+            raise ValueError(f"no scikit-learn regression set {name!r}; known: {', '.join(SKLEARN_REGRESSION)}")
+        from sklearn.datasets import load_diabetes
+
+        bunch = load_diabetes()
+        return (np.ascontiguousarray(bunch.data, dtype=np.float64), np.asarray(bunch.target, dtype=np.float64),
+                list(map(str, bunch.feature_names)))
+    X, label, names = load_table(data)
+    if target is None or not 0 <= target < X.shape[1]:
+        raise ValueError(f"{data}: the target must be one of its feature columns 0..{X.shape[1] - 1}, got {target}")
+    y = X[:, target].copy()
+    X = np.column_stack([np.delete(X, target, axis=1), label.astype(np.float64)])
+    return np.ascontiguousarray(X), y, [*(n for j, n in enumerate(names) if j != target), "label"]
+
+
+def quantile_binarise(X: np.ndarray, k: int) -> tuple[np.ndarray, list[tuple[int, float]]]:
+    """0/1 columns ``x_j <= q`` for each distinct quantile ``q`` of levels
+    1/(k+1), ..., k/(k+1) of every column ``j`` of ``X`` (numpy's "lower"
+    quantiles: values of the column, so distinct thresholds give distinct
+    columns; one that would be constant, all 0 or all 1, is left out: no tree
+    splits on it), and the (column, threshold) of each.  Deterministic: two
+    libraries given this matrix solve the same problem."""
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+    levels = np.arange(1, k + 1) / (k + 1)
+    cols, tests = [], []
+    for j in range(X.shape[1]):
+        for q in np.unique(np.quantile(X[:, j], levels, method="lower")):
+            col = X[:, j] <= q
+            if 0 < col.sum() < len(col):
+                cols.append(col)
+                tests.append((j, float(q)))
+    if not cols:
+        raise ValueError("no column has two distinct values: nothing to split on")
+    return np.column_stack(cols).astype(np.int32), tests
+
+
+def holdout_rows(n: int, seed: int, test_share: float) -> tuple[np.ndarray, np.ndarray]:
+    """(training rows, held-out rows) of a shuffled split, reproducible from ``seed``."""
+    if not 0 < test_share < 1:
+        raise ValueError(f"the held-out share must be between 0 and 1, got {test_share}")
+    order = np.random.default_rng(seed).permutation(n)
+    cut = n - int(round(test_share * n))
+    return np.sort(order[:cut]), np.sort(order[cut:])
+
 #: rows of the UCI MONK's training files (Thrun et al. 1991), as in Avellaneda's Table 4
 MONKS_TRAINING_ROWS = {"monks2": 169, "monks3": 122}
 #: values of attributes a1..a6

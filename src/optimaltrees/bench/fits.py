@@ -9,13 +9,15 @@ skip such a peer with a note instead.
 from __future__ import annotations
 
 import importlib.util
+import os
 import resource
 import time
 import warnings
 
 import numpy as np
 
-from optimaltrees.bench.data import load_table, split_rows, uci_monks
+from optimaltrees.bench.data import (holdout_rows, load_table, quantile_binarise, regression_table, split_rows,
+                                     uci_monks)
 
 
 def _cpu() -> float:
@@ -266,6 +268,79 @@ def pydl85(*, data: str, depth: int, time_limit: float | None = None) -> dict:
     hit = bool(getattr(model, "timeout_", False))
     return _tree_record(X, int((model.predict(Xi) != y).sum()), clock, optimal=not hit, timed_out=hit)
 
+
+
+# ---------------------------------------------------------------- regression trees
+
+#: libraries of the regression suite -> what fits there
+REGRESSION_LIBRARIES = ("optimaltrees", "pystreed", "cart")
+
+
+def regression(*, lib: str, data: str, depth: int, target: int | None = None, thresholds: int | None = None,
+               test_share: float | None = None, seed: int = 0, time_limit: float | None = None) -> dict:
+    """One least-squares tree of depth ``depth`` (cost 0, leaves of one row allowed).
+
+    ``lib``: "optimaltrees" (OptimalTreeRegressor), "pystreed" (STreeD's
+    depth-limited squared-error task; it needs 0/1 features) or "cart"
+    (scikit-learn's DecisionTreeRegressor).  ``thresholds`` k: the features
+    become the 0/1 matrix of :func:`quantile_binarise` first, the same for
+    every library.  ``test_share``: fit on the rest of a split seeded by
+    ``seed`` and score R^2 on the held-out rows.  The record's ``error`` is
+    the training SSE of ``predict`` (the same sum for every library);
+    ``sse_reported`` the library's own figure; ``sst`` the training rows'
+    squared error around their mean."""
+    X, y, _ = regression_table(data, target)
+    shape = X.shape
+    if thresholds:
+        X, _ = quantile_binarise(X, int(thresholds))
+    train, test = (np.arange(len(y)), None) if not test_share else holdout_rows(len(y), seed, float(test_share))
+    Xtr, ytr = X[train], y[train]
+    extra: dict = {}
+    if lib == "optimaltrees":
+        import optimaltrees
+        from optimaltrees import OptimalTreeRegressor
+
+        Xtr = Xtr.astype(np.float64)
+        model = OptimalTreeRegressor(max_depth=depth, time_limit=time_limit, complexity_cost=0.0, min_samples_leaf=1)
+        with _Clock() as clock, warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)        # the time-out warning: the record says it
+            model.fit(Xtr, ytr)
+        extra = dict(optimal=bool(model.is_optimal_), timed_out=bool(model.timed_out_),
+                     lower_bound=float(model.lower_bound_), gap=float(model.gap_),
+                     sse_reported=float(model.train_error_), leaves=int(model.get_n_leaves()),
+                     source=os.path.dirname(os.path.realpath(optimaltrees.__file__)))
+    elif lib == "pystreed":
+        from pystreed import STreeDRegressor
+
+        Xtr = _binary(Xtr, "pystreed").astype(np.int32)
+        limit = float(time_limit) if time_limit else 1e9
+        # "regression": the depth-limited squared-error task (pystreed sets its cost_complexity to 0)
+        model = STreeDRegressor(optimization_task="regression", max_depth=depth, cost_complexity=0.0,
+                                min_leaf_node_size=1, time_limit=limit)
+        with _Clock() as clock:
+            model.fit(Xtr, ytr)
+        proven = bool(model.fit_result.is_optimal())
+        # its score() is the mean squared error of the training rows
+        extra = dict(optimal=proven, timed_out=not proven, sse_reported=float(model.fit_result.score()) * len(ytr),
+                     leaves=int(model.get_n_leaves()))
+    elif lib == "cart":
+        from sklearn.tree import DecisionTreeRegressor
+
+        model = DecisionTreeRegressor(max_depth=depth, random_state=0)
+        with _Clock() as clock:
+            model.fit(Xtr, ytr)
+        extra = dict(optimal=False, timed_out=False, leaves=int(model.get_n_leaves()))
+    else:
+        raise ValueError(f"unknown regression library {lib!r}; expected one of {', '.join(REGRESSION_LIBRARIES)}")
+    sse = float(np.sum((ytr - model.predict(Xtr)) ** 2))
+    rec = _tree_record(Xtr, 0, clock, sst=float(np.sum((ytr - ytr.mean()) ** 2)), **extra)
+    rec.update(error=sse, rows=int(shape[0]), features=int(shape[1]))
+    if test is not None:
+        from sklearn.metrics import r2_score
+
+        Xte = X[test].astype(np.int32 if lib == "pystreed" else np.float64)
+        rec.update(test_r2=float(r2_score(y[test], model.predict(Xte))), n_test=int(len(test)))
+    return rec
 
 # ---------------------------------------------------------------- smallest perfect trees (SAT suite)
 
