@@ -44,9 +44,6 @@ cdef class BitsetLayout(DataLayout):
     cdef vector[uint64_t] rnd1, rnd2       # [word]: random words mixed into the set hashes
 
     cdef void init_root(self, Node* root) noexcept nogil
-    cdef double leaf_cost(self, double* counts) noexcept nogil
-    cdef double node_floor(self, double* counts, int depth) noexcept nogil
-    cdef double node_weight(self, double* counts) noexcept nogil
     cdef void gini_split(self, Node* node, int f, double* score, int32_t* pos) noexcept nogil
     cdef double split_floor(self, Node* node, int f, int child_depth, int32_t* P, int m,
                             double* out) noexcept nogil

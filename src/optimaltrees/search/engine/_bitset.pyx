@@ -7,8 +7,8 @@ from libc.stdint cimport int64_t
 from libc.math cimport INFINITY
 
 from optimaltrees.search.engine._common cimport (
-    ARCHIVE, EPS, class_floor, gini_high, leaf_errors, max_count, max_count_diff, mix64, popcount64,
-    popcount_and, total_weight)
+    ARCHIVE, EPS, gini_high, leaf_errors, max_count, max_count_diff, mix64, popcount64,
+    popcount_and)
 
 
 cdef class BitsetLayout:
@@ -83,17 +83,6 @@ cdef class BitsetLayout:
         for lvl in range(self.archive_lbs.size()):
             b += self.archive_lbs[lvl].capacity() * sizeof(double)
         return b
-
-    # ---------------------------------------------------------------- the objective: misclassification
-
-    cdef double leaf_cost(self, double* counts) noexcept nogil:
-        return leaf_errors(counts, self.K)
-
-    cdef double node_floor(self, double* counts, int depth) noexcept nogil:
-        return class_floor(counts, self.K, depth)
-
-    cdef double node_weight(self, double* counts) noexcept nogil:
-        return total_weight(counts, self.K)
 
     cdef void init_root(self, Node* root) noexcept nogil:
         root.elems = NULL

@@ -9,9 +9,12 @@ Every layout is a final extension type that extends ``DataLayout``
 never branches on which layout it runs over.
 
     init_root(root)                     the whole training set as a Node
-    leaf_cost(counts)                   the objective of one leaf over a node's statistics
-    node_floor(counts, d)               what every tree of depth d costs there at least (0: no floor)
-    node_weight(counts)                 the node's weight (its rows when unweighted)
+    leaf_cost(counts)                   (additive layout) the objective of one leaf over a node's
+                                        statistics; the classification layouts' misclassification
+                                        is inlined in the core (``_core._leaf_cost``)
+    node_floor(counts, d)               (additive layout) what every tree of depth d costs there at
+                                        least; class floors for the classification layouts
+    node_weight(counts)                 (additive layout) the node's weight
     gini_split(node, f, &score, &pos)   feature f's best Gini split (pos: left size)
     split_floor(node, f, d, P, m, out)  feature f's class floor: the least over its splits of
                                         both children's rows outside the 2^d classes their

@@ -122,9 +122,6 @@ cdef class SortedLayout(DataLayout):
     cdef bint opt_pdep                     # the two-class scan selects bits with PDEP (select)
 
     cdef void init_root(self, Node* root) noexcept nogil
-    cdef double leaf_cost(self, double* counts) noexcept nogil
-    cdef double node_floor(self, double* counts, int depth) noexcept nogil
-    cdef double node_weight(self, double* counts) noexcept nogil
     cdef void gini_split(self, Node* node, int f, double* score, int32_t* pos) noexcept nogil
     cdef double split_floor(self, Node* node, int f, int child_depth, int32_t* P, int m,
                             double* out) noexcept nogil

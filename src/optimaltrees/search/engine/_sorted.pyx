@@ -11,8 +11,8 @@ from libcpp.pair cimport pair
 from libcpp.queue cimport priority_queue
 
 from optimaltrees.search.engine._common cimport (
-    EPS, NEVER, WIDE_CLASSES, class_floor, count_errors, count_floor, popcount64, ctz64, clz64, prefetch,
-    leaf_errors, now, sum_squares_start, sum_squares_move, total_weight, weighted_squares_start,
+    EPS, NEVER, WIDE_CLASSES, count_errors, count_floor, popcount64, ctz64, clz64, prefetch,
+    leaf_errors, now, sum_squares_start, sum_squares_move, weighted_squares_start,
     weighted_squares_move)
 from optimaltrees.search.engine._histogram cimport HistScan, score_root_threshold, scores_at
 
@@ -737,17 +737,6 @@ cdef class SortedLayout:
             b += self.children[lvl].capacity() * sizeof(Elem)
             b += (self.cnt_left[lvl].capacity() + self.cnt_right[lvl].capacity()) * sizeof(double)
         return b
-
-    # ---------------------------------------------------------------- the objective: misclassification
-
-    cdef double leaf_cost(self, double* counts) noexcept nogil:
-        return leaf_errors(counts, self.K)
-
-    cdef double node_floor(self, double* counts, int depth) noexcept nogil:
-        return class_floor(counts, self.K, depth)
-
-    cdef double node_weight(self, double* counts) noexcept nogil:
-        return total_weight(counts, self.K)
 
     cdef void init_root(self, Node* root) noexcept nogil:
         cdef int i
