@@ -15,8 +15,8 @@ from sklearn.utils.validation import _num_samples, check_is_fitted
 
 from optimaltrees.anytime import ProgressLine
 from optimaltrees.data.binarize import categorical_encoder
-from optimaltrees.data.validation import (PreparationTimeout, check_fit_data, preparation_clock,
-                                          check_integer)  # noqa: F401  (check_integer: re-exported)
+from optimaltrees.data.validation import (PreparationTimeout, check_fit_data, check_predict_data,  # noqa: F401
+                                          check_integer, preparation_clock)  # (check_integer: re-exported)
 from optimaltrees.model.export import export_text, export_tree_dot
 from optimaltrees.search.strategies import SCHEDULES, STRATEGIES
 
@@ -325,6 +325,31 @@ def _compiled_constraints(cls: type) -> dict:
                     if constraints != "no_validation"}
         _COMPILED[cls] = compiled
     return compiled
+
+
+
+class EncodedTreeMixin(FittedTreeMixin):
+    """The exact tree estimators: rows reach the tree through the categorical
+    encoder fitted in ``fit`` (``encoder_``, None when every column is
+    numeric), missing values included; category tests print as ``colour == red``."""
+
+    def _tree_input(self, X) -> np.ndarray:
+        encoder = getattr(self, "encoder_", None)
+        if encoder is not None:
+            return encoder.transform(X, owner=type(self).__name__)
+        return check_predict_data(self, X, allow_nan=True)
+
+    def _export_labels(self, decimals: int, feature_names) -> dict:
+        encoder = getattr(self, "encoder_", None)
+        if encoder is None:
+            return super()._export_labels(decimals, feature_names)
+        return {"split_labels": encoder.test_labels(decimals, feature_names),
+                "feature_names": encoder.test_names(feature_names)}
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True       # missing values are searched, not imputed
+        return tags
 
 
 def encode_for_fit(estimator, X, y, start: float, *, subsets: bool = False, targets=None):

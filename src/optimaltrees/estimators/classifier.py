@@ -11,10 +11,9 @@ from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import StrOptions
 
-from optimaltrees.data.validation import (check_class_labels, check_fit_weights, check_predict_data,
-                                          warn_numeric_classes)
+from optimaltrees.data.validation import check_class_labels, check_fit_weights, warn_numeric_classes
 from optimaltrees.estimators._base import (DEFAULT_TIME_LIMIT, TREE_SEARCH_CONSTRAINTS, ClusterParamMixin,
-                                           FittedTreeMixin, encode_for_fit, progress_reporting, validate_params)
+                                           EncodedTreeMixin, encode_for_fit, progress_reporting, validate_params)
 from optimaltrees.model.summary import FitSummary, objective_tolerance, relative_gap, status_text
 from optimaltrees.search.contree import leaf_result, search_tree
 from optimaltrees.search.distributed import check_cluster
@@ -39,7 +38,7 @@ def check_cost_matrix(cost_matrix, n_classes: int | None = None) -> np.ndarray:
 
 
 
-class OptimalTreeClassifier(ClusterParamMixin, FittedTreeMixin, ClassifierMixin, BaseEstimator):
+class OptimalTreeClassifier(ClusterParamMixin, EncodedTreeMixin, ClassifierMixin, BaseEstimator):
     """Decision tree with the fewest training errors among all trees of bounded depth.
 
     The search (ConTree: dynamic programming with branch-and-bound over every
@@ -433,26 +432,10 @@ class OptimalTreeClassifier(ClusterParamMixin, FittedTreeMixin, ClassifierMixin,
         return self
 
     # -- prediction ------------------------------------------------------------
-    def _tree_input(self, X) -> np.ndarray:
-        encoder = getattr(self, "encoder_", None)
-        if encoder is not None:
-            return encoder.transform(X, owner=type(self).__name__)
-        return check_predict_data(self, X, allow_nan=True)
-
-    def _export_labels(self, decimals: int, feature_names) -> dict:
-        encoder = getattr(self, "encoder_", None)
-        if encoder is None:
-            return super()._export_labels(decimals, feature_names)
-        return {"split_labels": encoder.test_labels(decimals, feature_names),
-                "feature_names": encoder.test_names(feature_names)}
 
     def _importance_columns(self):
         """Each category test counts for the column it tests."""
         encoder = getattr(self, "encoder_", None)
         return None if encoder is None else np.array([t.column for t in encoder.tests_], dtype=np.int64)
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True       # missing values are searched, not imputed
-        return tags
 

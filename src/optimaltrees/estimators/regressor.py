@@ -10,9 +10,8 @@ from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import column_or_1d
 
-from optimaltrees.data.validation import check_predict_data
 from optimaltrees.estimators._base import (DEFAULT_TIME_LIMIT, TREE_SEARCH_CONSTRAINTS, ClusterParamMixin,
-                                           FittedTreeMixin, encode_for_fit, progress_reporting, validate_params)
+                                           EncodedTreeMixin, encode_for_fit, progress_reporting, validate_params)
 from optimaltrees.model.summary import FitSummary, relative_gap, status_text
 from optimaltrees.search.distributed import check_cluster
 from optimaltrees.search.regression import scale_targets, search_regression_tree
@@ -22,7 +21,7 @@ from optimaltrees.search.regression import scale_targets, search_regression_tree
 TOLERANCE = 1e-9
 
 
-class OptimalTreeRegressor(ClusterParamMixin, FittedTreeMixin, RegressorMixin, BaseEstimator):
+class OptimalTreeRegressor(ClusterParamMixin, EncodedTreeMixin, RegressorMixin, BaseEstimator):
     """Regression tree with the least squared error among all trees of bounded depth.
 
     The classifier's search (dynamic programming with branch-and-bound over
@@ -282,23 +281,7 @@ class OptimalTreeRegressor(ClusterParamMixin, FittedTreeMixin, RegressorMixin, B
         """
         return super().score(X, y, sample_weight=sample_weight)
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = True       # missing values are searched, not imputed
-        return tags
 
-    def _tree_input(self, X) -> np.ndarray:
-        encoder = getattr(self, "encoder_", None)
-        if encoder is not None:
-            return encoder.transform(X, owner=type(self).__name__)
-        return check_predict_data(self, X, allow_nan=True)
-
-    def _export_labels(self, decimals: int, feature_names) -> dict:
-        encoder = getattr(self, "encoder_", None)
-        if encoder is None:
-            return super()._export_labels(decimals, feature_names)
-        return {"split_labels": encoder.test_labels(decimals, feature_names),
-                "feature_names": encoder.test_names(feature_names)}
 
 
 def check_targets(y) -> np.ndarray:
