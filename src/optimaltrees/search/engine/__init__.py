@@ -80,7 +80,7 @@ def build_squared_engine(order: np.ndarray, rank: np.ndarray, y: np.ndarray, max
     words = np.random.default_rng(seed).integers(0, 2**63 - 1, size=(2, n + 64), dtype=np.int64)
     layout = AdditiveLayout(order, rank, max_depth, cost, min_leaf, words,
                             None if weights is None else np.ascontiguousarray(weights, dtype=np.float64),
-                            targets=np.ascontiguousarray(y, dtype=np.float64))
+                            targets=np.ascontiguousarray(y, dtype=np.float64), pair_tables=options.pair_tables)
     return Engine(layout, 3, max_depth, cost, gap, min_leaf, memory_limit_mb,
                   np.ascontiguousarray(words[0, n:n + 64]), options.root_seeds)
 
@@ -111,6 +111,7 @@ def build_cost_engine(order: np.ndarray, rank: np.ndarray, y: np.ndarray, cost_m
     matrix = np.ascontiguousarray(cost_matrix, dtype=np.float64)
     layout = AdditiveLayout(order, rank, max_depth, cost, min_leaf, words,
                             None if weights is None else np.ascontiguousarray(weights, dtype=np.float64),
-                            labels=np.ascontiguousarray(y, dtype=np.int32), cost_matrix=matrix)
+                            labels=np.ascontiguousarray(y, dtype=np.int32), cost_matrix=matrix,
+                            pair_tables=options.pair_tables)
     return Engine(layout, matrix.shape[0], max_depth, cost, gap, min_leaf, memory_limit_mb,
                   np.ascontiguousarray(words[0, n:n + 64]), options.root_seeds)

@@ -22,10 +22,18 @@ from libc.math cimport INFINITY
 
 from optimaltrees.search.engine._common cimport EPS, prefetch
 from optimaltrees.search.engine._objective cimport COST_MATRIX, SQUARED_ERROR, SSE_STATS, cost_leaf, sse_leaf
+from optimaltrees.search.engine._pair_table import table_bytes
+
+import numpy as np
 
 # rows looked ahead when a random access follows (as in the sorted layout)
 cdef enum:
     AHEAD = 8
+
+# the pairwise tables of the depth-two solver are built only below this size
+# (and a quarter of the memory limit): beyond it features have too many ranks
+# for tables to pay, and the search's depth-one scans take those nodes
+PAIR_TABLE_MAX_BYTES = 256.0 * 2 ** 20
 
 
 cdef class AdditiveLayout(DataLayout):
@@ -33,7 +41,7 @@ cdef class AdditiveLayout(DataLayout):
 
     def __init__(self, int32_t[:, ::1] order, int32_t[:, ::1] rank, int max_depth, double cost, int min_leaf,
                  int64_t[:, ::1] random_words, double[::1] weights=None, double[::1] targets=None,
-                 int32_t[::1] labels=None, double[:, ::1] cost_matrix=None):
+                 int32_t[::1] labels=None, double[:, ::1] cost_matrix=None, double pair_tables=1.0):
         """order[f, k]: id of the k-th instance sorted by feature f (stable);
         rank[f, i]: unique-value rank of instance i on feature f;
         random_words: (2, >= n) random integers for the set hashes; weights:
@@ -41,7 +49,8 @@ cdef class AdditiveLayout(DataLayout):
         ``targets`` (finite, centred and scaled by the caller so that sums
         stay well within a double's precision) for squared error, or
         ``labels`` (0..K-1) and ``cost_matrix`` (K x K, finite, >= 0,
-        [true, predicted]) for a cost matrix."""
+        [true, predicted]) for a cost matrix.  ``pair_tables``: the engine
+        option of that name (``options.py``)."""
         cdef int f, k, i, j, lvl, levels = max(max_depth, 1) + 1
         cdef int n = order.shape[1]
         cdef double w, v
@@ -120,7 +129,49 @@ cdef class AdditiveLayout(DataLayout):
             self.rnd1[i] = <uint64_t>random_words[0, i] * 2 + 1
             self.rnd2[i] = <uint64_t>random_words[1, i]
         self.scan.resize(5 * <size_t>self.S)
+        self.pairs = None
+        self.has_pairs = False
+        if max_depth >= 2 and self.p > 0 and n >= 2 and pair_tables > 0:
+            self._index_pairs(rank, weights, targets, labels, cost_matrix, pair_tables)
         self.fixed_bytes = self.memory_bytes()
+
+    def _index_pairs(self, rank, weights, targets, labels, cost_matrix, double pair_tables):
+        """The depth-two solver's row index (:class:`PairTable`) when its
+        tables fit under PAIR_TABLE_MAX_BYTES; :meth:`reserve_pair_tables`
+        allocates them."""
+        ranks = np.asarray(rank)
+        if table_bytes(ranks.max(axis=1) + 1, self.S) > PAIR_TABLE_MAX_BYTES:
+            return
+        w = np.ones(self.n) if weights is None else np.asarray(weights, dtype=np.float64)
+        if self.kind == SQUARED_ERROR:
+            t = np.asarray(targets, dtype=np.float64)
+            stats = np.column_stack([w, w * t, w * t * t])
+        else:
+            stats = np.zeros((self.n, self.S))
+            stats[np.arange(self.n), np.asarray(labels)] = w
+        self.pairs = PairTable(rank, np.ascontiguousarray(stats), self.kind, cost_matrix, self.min_leaf,
+                               self.cost, pair_tables)
+
+    def reserve_pair_tables(self, double budget_bytes):
+        """Allocate the depth-two solver's tables when they take at most a
+        quarter of ``budget_bytes`` (the memory limit; INFINITY: none) and
+        leave half of it beside the other buffers; else drop the solver."""
+        cdef double need
+        if self.pairs is not None:
+            need = self.pairs.table_bytes()
+            if need > budget_bytes / 4 or <double>self.fixed_bytes + need > budget_bytes / 2:
+                self.pairs = None
+            else:
+                self.pairs.allocate()
+                self.has_pairs = True
+        self.fixed_bytes = self.memory_bytes()
+
+    @property
+    def pair_stats(self):
+        """The depth-two tables' use: (rebuilds, updates), (0, 0) without them."""
+        if self.pairs is None:
+            return 0, 0
+        return self.pairs.n_rebuilds, self.pairs.n_updates
 
     cdef size_t memory_bytes(self) noexcept nogil:
         cdef size_t b = self.base_bytes(), lvl
@@ -131,6 +182,8 @@ cdef class AdditiveLayout(DataLayout):
         for lvl in range(self.children.size()):
             b += self.children[lvl].capacity() * sizeof(Elem)
             b += (self.cnt_left[lvl].capacity() + self.cnt_right[lvl].capacity()) * sizeof(double)
+        if self.pairs is not None:
+            b += self.pairs.memory_bytes()
         return b
 
     # ---------------------------------------------------------------- the objective
@@ -287,14 +340,22 @@ cdef class AdditiveLayout(DataLayout):
     # ---------------------------------------------------------------- whole nodes
 
     cdef bint solves_whole(self, Node* node, int depth) noexcept nogil:
-        """Depth one: one scan of every feature."""
-        return depth <= 1
+        """Depth one: one scan of every feature; depth two from the pairwise
+        tables, where they cost less than the search (:meth:`PairTable.worth`)."""
+        return depth <= 1 or (depth == 2 and self.has_pairs and self.pairs.worth(node.size))
 
     cdef bint solve_exact(self, Node* node, int depth, double* best_val, Split1* root,
                           Split1* sides) noexcept nogil:
-        """Depth one (only a depth-one root gets here): the scan with every
-        instance in the left child."""
+        """Depth two from the pairwise tables; depth one (only a depth-one
+        root gets here): the scan with every instance in the left child."""
         cdef Split1 unused
+        cdef bint found
+        self.cut_short = False
+        if depth == 2:
+            self.n_d2 += 1
+            found = self.pairs.solve(node.elems, node.size, self.deadline, best_val, root, sides)
+            self.cut_short = self.pairs.cut_short
+            return found
         self._depth_one(node.elems, node.size, 0, node.size, root, &unused, self.min_leaf)
         if root.feature < 0 or root.val >= best_val[0] - EPS:
             return False

@@ -266,6 +266,9 @@ cdef class Engine:
                                      else <double>self.memory_budget)
             layout.reserve_sweep(INFINITY if self.memory_budget == <size_t>-1
                                  else <double>self.memory_budget)
+        elif isinstance(layout, AdditiveLayout):
+            layout.reserve_pair_tables(INFINITY if self.memory_budget == <size_t>-1
+                                       else <double>self.memory_budget)
         self.layout_bytes = layout.buffer_bytes
         self.n_subproblems = 0
         self.n_cache_hits = 0

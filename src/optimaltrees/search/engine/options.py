@@ -69,6 +69,11 @@ class EngineOptions:
     root_seeds : bool, default=True
         The root's children start from their nested neighbours' threshold
         bounds.
+    pair_tables : float, default=1.0
+        A depth-two node of an additive objective (squared error, a cost
+        matrix) is solved from pairwise tables when they cost at most this
+        many times the depth-one scans of ConTree's search, counted without
+        pruning (0: never, inf: wherever the tables fit).
     """
 
     histogram_scans: float = 100.0
@@ -82,6 +87,7 @@ class EngineOptions:
     gather_entries: int = 1 << 21
     select: str = "auto"
     root_seeds: bool = True
+    pair_tables: float = 1.0
 
     def __post_init__(self) -> None:
         if self.pairs not in PAIR_MODES:
