@@ -138,7 +138,7 @@ def test_the_tables_and_the_scans_find_the_same_optimum(n, p, levels, depth, min
     assert not with_tables.aborted and not without.aborted
     assert with_tables.lower_bound == pytest.approx(with_tables.objective, abs=1e-9)
     assert with_tables.objective == pytest.approx(without.objective, rel=1e-12, abs=1e-9)
-    rebuilds, updates = layout.pair_stats
+    rebuilds, updates, complements = layout.pair_stats
     # the depth-two nodes went through the tables, rebuilt and updated
     assert updates > 0 and rebuilds > 0
 
@@ -150,7 +150,7 @@ def test_drift_rebuilds_keep_the_sums_exact_enough():
     tables, layout = _engine(X, y, 4, ALWAYS)
     scans, _ = _engine(X, y, 4, 0.0)
     assert tables.solve().objective == pytest.approx(scans.solve().objective, rel=1e-12, abs=1e-9)
-    rebuilds, updates = layout.pair_stats
+    rebuilds, updates, complements = layout.pair_stats
     assert rebuilds > 2 and updates > rebuilds
 
 
@@ -159,7 +159,7 @@ def test_a_small_memory_limit_drops_the_tables_not_the_optimum():
     tables, layout = _engine(X, y, 3, ALWAYS, memory_limit_mb=2.0)
     scans, _ = _engine(X, y, 3, 0.0)
     out = tables.solve()
-    assert layout.pair_stats == (0, 0)
+    assert layout.pair_stats == (0, 0, 0)
     assert out.objective == pytest.approx(scans.solve().objective, rel=1e-12, abs=1e-9)
 
 

@@ -48,6 +48,7 @@ cdef class AdditiveLayout(DataLayout):
     cdef void split_ranks(self, Node* node, int f, int pos, int32_t* lo, int32_t* hi) noexcept nogil
     cdef int rank_position(self, Node* node, int f, int32_t rank) noexcept nogil
     cdef void partition(self, int level, Node* node, int f, int pos, Node* out) noexcept nogil
+    cdef void _partition(self, int level, Node* node, int f, int pos, Node* out, bint every_order) noexcept nogil
     cdef void candidates(self, Node* node, int f, vector[Cand]* out) noexcept nogil
     cdef bint solves_whole(self, Node* node, int depth) noexcept nogil
     cdef bint solve_exact(self, Node* node, int depth, double* best_val, Split1* root,

@@ -168,10 +168,10 @@ cdef class AdditiveLayout(DataLayout):
 
     @property
     def pair_stats(self):
-        """The depth-two tables' use: (rebuilds, updates), (0, 0) without them."""
+        """The depth-two tables' use: (rebuilds, updates, complements), zeros without them."""
         if self.pairs is None:
-            return 0, 0
-        return self.pairs.n_rebuilds, self.pairs.n_updates
+            return 0, 0, 0
+        return self.pairs.n_rebuilds, self.pairs.n_updates, self.pairs.n_complements
 
     cdef size_t memory_bytes(self) noexcept nogil:
         cdef size_t b = self.base_bytes(), lvl
@@ -353,7 +353,7 @@ cdef class AdditiveLayout(DataLayout):
         self.cut_short = False
         if depth == 2:
             self.n_d2 += 1
-            found = self.pairs.solve(node.elems, node.size, self.deadline, best_val, root, sides)
+            found = self.pairs.solve(node, self.deadline, best_val, root, sides)
             self.cut_short = self.pairs.cut_short
             return found
         self._depth_one(node.elems, node.size, 0, node.size, root, &unused, self.min_leaf)
@@ -441,6 +441,11 @@ cdef class AdditiveLayout(DataLayout):
         """Split ``node`` at (f, pos) into out[0] (left) and out[1] (right),
         stored in this level's child buffers: a stable partition of every
         feature's order; the sums and set hashes come from feature 0."""
+        self._partition(level, node, f, pos, out, True)
+
+    cdef void _partition(self, int level, Node* node, int f, int pos, Node* out,
+                         bint every_order) noexcept nogil:
+        """:meth:`partition`, or only feature 0's order unless ``every_order``."""
         cdef int nn = node.size, nl = pos, nr = nn - pos, k, g, a, b
         cdef Elem* data = node.elems
         cdef uint8_t* flag = &self.flag[0]
@@ -482,7 +487,7 @@ cdef class AdditiveLayout(DataLayout):
                 self._add(cntr, &e)
                 b1 += self.rnd1[e.id]
                 b2 ^= self.rnd2[e.id]
-        for g in range(1, self.p):
+        for g in range(1, self.p if every_order else 1):
             arr = data + <size_t>g * nn
             a = g * nl
             b = g * nr
@@ -501,6 +506,18 @@ cdef class AdditiveLayout(DataLayout):
         out[1].h1 = b1
         out[1].h2 = b2
 
+    cdef bint pair_children(self, int level, Node* parent, int f, int pos, Node* out) noexcept nogil:
+        """A depth-three split whose depth-two children both go to the
+        pairwise tables: the children get feature 0's order only (all the
+        tables read), and the tables note them with their parent, so that
+        one child's table is the parent's less the other's.  False (nothing
+        done): the children are partitioned as usual."""
+        if not (self.has_pairs and self.pairs.worth(pos) and self.pairs.worth(parent.size - pos)):
+            return False
+        self._partition(level, parent, f, pos, out, False)
+        self.pairs.note_children(parent, out, self.deadline)
+        return True
+
     # ---------------------------------------------------------------- speed-ups it has not (yet)
 
     cdef bint similarity_prune(self, Node* node, int depth, double ub, double* known_lb) noexcept nogil:
@@ -515,8 +532,6 @@ cdef class AdditiveLayout(DataLayout):
     cdef void clear_hint(self) noexcept nogil:
         pass
 
-    cdef bint pair_children(self, int level, Node* parent, int f, int pos, Node* out) noexcept nogil:
-        return False
 
     cdef bint sweep_due(self, Node* node, int evaluated) noexcept nogil:
         return False

@@ -20,9 +20,12 @@ Two savings make the tables cheap to build:
   the both-ones counts of binary features for the same reason);
 * a table is updated with the rows that entered and left since its last
   node rather than rebuilt (MurTree's incremental computation).  Two tables
-  are kept, because the search alternates between the left and the right
-  child of successive root thresholds: each child updates the table nearer
-  to it.
+  hold depth-two nodes, because the search alternates between the left and
+  the right child of successive root thresholds: each child updates the
+  table nearer to it.  A third holds the rows of the depth-three split whose
+  children are being solved: one child's table is then the parent's less
+  its sibling's, one subtraction per cell (the histogram subtraction of
+  gradient-boosting libraries such as LightGBM).
 
 Each cell stores a row count first: emptiness and leaf sizes are decided on
 counts, which additions and subtractions keep exact.  The other sums drift
@@ -30,10 +33,10 @@ by rounding with every update, so a table is rebuilt from its rows once its
 updates since the last rebuild exceed twice the training rows: the error of
 a sum then stays within that of summing a few times the training set.
 """
-from libc.stdint cimport int32_t, uint8_t, uint32_t
+from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 from libcpp.vector cimport vector
 
-from optimaltrees.search.engine._common cimport Elem, Split1
+from optimaltrees.search.engine._common cimport Elem, Node, Split1
 
 cimport cython
 
@@ -54,20 +57,32 @@ cdef class PairTable:
     cdef int total_ranks                    # sum of n_ranks
     cdef int most_ranks                     # largest n_ranks
     cdef vector[int32_t] common             # [f]: f's most frequent rank, whose pair cells are not stored
-    cdef vector[size_t] pair_base           # [f1 * p + f2], f1 < f2: the pair's first cell (ranks r1-major)
-    cdef size_t n_cells                     # cells of every pair together
+    cdef vector[size_t] pair_base           # [f1 * p + f2], f1 < f2: the pair's first cell, slots r1-major
+                                            # over the (B1 - 1) x (B2 - 1) non-common ranks
+    cdef size_t n_cells                     # cells stored, every pair together
+    cdef double dense_cells                 # cells scored, every pair together (all rank pairs)
     cdef vector[int32_t] active_start       # [i], [i + 1]: row i's run of active_feature / active_rank
     cdef vector[int32_t] active_feature     # per row, the features off their common rank, ascending ...
-    cdef vector[int32_t] active_rank        # ... and the row's rank on each
+    cdef vector[int32_t] active_rank        # ... the row's rank on each ...
+    cdef vector[int32_t] active_slot        # ... and that rank among the feature's non-common ones
     cdef vector[double] row_stats           # [i * W + j]: row i's count (1) and statistics
     cdef double pairs_per_row               # mean over rows of the pairs of their active features
+    # tables 0 and 1 hold depth-two nodes, table 2 (PARENT) a depth-three split's rows
     cdef vector[vector[double]] cells       # [table]: every pair's cells, W numbers each
     cdef vector[vector[double]] marginals   # [table]: [(offset[f] + r) * W + j], every feature's ranks
     cdef vector[vector[double]] totals      # [table]: the W sums of the table's rows
     cdef vector[vector[uint8_t]] member     # [table][i]: row i is in the table
     cdef vector[vector[int32_t]] rows       # [table]: the rows in the table
-    cdef long long updates[2]               # rows added or removed since each table's last rebuild
-    cdef bint ready[2]                      # the table holds exactly its rows (else rebuilt before use)
+    cdef long long updates[3]               # rows added or removed since each table's last rebuild
+    cdef bint ready[3]                      # the table holds exactly its rows (else rebuilt before use)
+    cdef vector[uint64_t] table_h1          # [table]: the set hashes of the table's rows (``Node.h1`` ...
+    cdef vector[uint64_t] table_h2          # ... and ``Node.h2``)
+    cdef double complement_rows             # rows moved that cost as much as one complement (``_complement``)
+    cdef bint noted                         # a depth-three split's children are noted (``note_children``):
+    cdef Elem* child_elems[2]               # ... their rows (first order, in the layout's child buffers),
+    cdef int child_size[2]                  # ... sizes,
+    cdef uint64_t child_h1[2]               # ... and set hashes
+    cdef uint64_t child_h2[2]
     cdef vector[uint32_t] mark              # [i]: the stamp of the last node that held row i
     cdef uint32_t stamp                     # this node's stamp
     cdef vector[double] dense               # scratch: one pair's cells, every rank pair (most_ranks^2 x W)
@@ -84,13 +99,23 @@ cdef class PairTable:
     cdef bint cut_short                     # the last solve stopped at its deadline
     cdef public long long n_rebuilds        # tables built from scratch
     cdef public long long n_updates         # tables updated with the rows that changed
+    cdef public long long n_complements     # tables written as the parent's less the sibling's
 
     cdef size_t memory_bytes(self) noexcept nogil
     cdef bint worth(self, int nn) noexcept nogil
-    cdef int solve(self, Elem* elems, int nn, double deadline, double* best_val, Split1* root,
+    cdef int solve(self, Node* node, double deadline, double* best_val, Split1* root,
                    Split1* sides) noexcept nogil
-    cdef int _load(self, Elem* elems, int nn, double deadline) noexcept nogil
-    cdef void _rebuild(self, int t, Elem* elems, int nn, double deadline) noexcept nogil
+    cdef void note_children(self, Node* parent, Node* children, double deadline) noexcept nogil
+    cdef bint _load_parent(self, Node* parent, double deadline) noexcept nogil
+    cdef bint _holds(self, int t, Elem* elems, int nn, uint64_t h1, uint64_t h2) noexcept nogil
+    cdef void _mark(self, Elem* elems, int nn) noexcept nogil
+    cdef long long _distance(self, int t, int nn) noexcept nogil
+    cdef double _cost(self, long long diff, int nn) noexcept nogil
+    cdef int _load(self, Elem* elems, int nn, uint64_t h1, uint64_t h2, double deadline) noexcept nogil
+    cdef int _sibling_of(self, int nn, uint64_t h1, uint64_t h2) noexcept nogil
+    cdef bint _become(self, int t, Elem* elems, int nn, uint64_t h1, uint64_t h2, long long diff,
+                      double deadline) noexcept nogil
+    cdef void _complement(self, int t, int other, Elem* elems, int nn, uint64_t h1, uint64_t h2) noexcept nogil
     cdef void _move(self, int t, int32_t i, double sign) noexcept nogil
     cdef void _common_marginals(self, int t) noexcept nogil
     cdef double _leaf(self, double* sums) noexcept nogil
@@ -98,5 +123,6 @@ cdef class PairTable:
                     Split1* best) noexcept nogil
     cdef void _thresholds(self, int t) noexcept nogil
     cdef void _pair(self, int t, int f1, int f2) noexcept nogil
+    cdef void _two_by_two(self, int t, int f1, int f2, double* stored, double* M1, double* M2) noexcept nogil
     cdef void _roots(self, int f_root, int f_child, double* dense, bint transposed,
                      double* marg_root, double* marg_child, double* total) noexcept nogil

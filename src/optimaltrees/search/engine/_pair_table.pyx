@@ -3,6 +3,7 @@
 # cython: initializedcheck=False, nonecheck=False
 """Exact depth-two trees of additive objectives from pairwise tables (the
 method and its sources are in ``_pair_table.pxd``)."""
+from libc.math cimport INFINITY
 from libc.string cimport memcpy, memset
 
 from optimaltrees.search.engine._common cimport EPS, now
@@ -16,6 +17,9 @@ cdef enum:
     DRIFT_ROWS = 2
     # rows between two looks at the clock while a table is loaded
     CHECK_ROWS = 4096
+    # the table of a depth-three split's rows, beside the two children's
+    PARENT = 2
+    TABLES = 3
 
 cdef inline int32_t deref_at(vector[int32_t]* v, int k) noexcept nogil:
     return v[0][k]
@@ -27,12 +31,12 @@ cdef double CELL_COST = 3.0
 
 
 def table_bytes(n_ranks, int n_stats) -> float:
-    """Bytes of the two tables for features with these numbers of ranks and
+    """Bytes of the three tables for features with these numbers of ranks and
     ``n_stats`` statistics per row (one pair cell per pair of ranks of two
     features, one marginal per rank, a count and the statistics in each)."""
     ranks = np.asarray(n_ranks, dtype=np.float64)
     cells = (ranks.sum() ** 2 - (ranks ** 2).sum()) / 2.0 + ranks.sum() + 1.0
-    return 2.0 * cells * (n_stats + 1) * 8.0
+    return TABLES * cells * (n_stats + 1) * 8.0
 
 
 cdef class PairTable:
@@ -67,10 +71,12 @@ cdef class PairTable:
         self.most_ranks = int(n_ranks.max()) if p > 0 else 1
         self.common = common
         self.pair_base.assign(<size_t>p * p, 0)
+        self.dense_cells = 0
         for f1 in range(p):
             for f2 in range(f1 + 1, p):
                 self.pair_base[<size_t>f1 * p + f2] = c
-                c += <size_t>self.n_ranks[f1] * self.n_ranks[f2]
+                c += <size_t>(self.n_ranks[f1] - 1) * (self.n_ranks[f2] - 1)
+                self.dense_cells += <double>self.n_ranks[f1] * self.n_ranks[f2]
         self.n_cells = c
         # each row's features off their common rank, in feature order
         active = (ranks != common[:, None]).T
@@ -79,7 +85,13 @@ cdef class PairTable:
         rows_at, features_at = np.nonzero(active)
         self.active_feature = features_at.astype(np.int32)
         self.active_rank = ranks[features_at, rows_at].astype(np.int32)
+        # a pair stores no cell in either common rank: the other ranks close up
+        self.active_slot = (np.asarray(self.active_rank)
+                            - (np.asarray(self.active_rank) > common[features_at])).astype(np.int32)
         self.pairs_per_row = float(np.mean(per_row * (per_row - 1) / 2.0)) if n > 0 else 0.0
+        # a complement writes every cell once; a row moved adds to its pairs and ranks
+        self.complement_rows = ((self.n_cells + self.total_ranks)
+                                / (self.pairs_per_row + float(np.mean(per_row) if n > 0 else 0.0) + 1.0))
         self.row_stats.resize(<size_t>n * self.W)
         for i in range(n):
             self.row_stats[<size_t>i * self.W] = 1.0
@@ -88,6 +100,8 @@ cdef class PairTable:
         self.allocated = False
         self.n_rebuilds = 0
         self.n_updates = 0
+        self.n_complements = 0
+        self.noted = False
 
     def table_bytes(self) -> float:
         """Bytes :meth:`allocate` takes."""
@@ -96,12 +110,14 @@ cdef class PairTable:
     def allocate(self):
         """The two tables and the solver's scratch."""
         cdef int t
-        self.cells.resize(2)
-        self.marginals.resize(2)
-        self.totals.resize(2)
-        self.member.resize(2)
-        self.rows.resize(2)
-        for t in range(2):
+        self.cells.resize(TABLES)
+        self.marginals.resize(TABLES)
+        self.totals.resize(TABLES)
+        self.member.resize(TABLES)
+        self.rows.resize(TABLES)
+        self.table_h1.assign(TABLES, 0)
+        self.table_h2.assign(TABLES, 0)
+        for t in range(TABLES):
             self.cells[t].assign(self.n_cells * self.W, 0.0)
             self.marginals[t].assign(<size_t>self.total_ranks * self.W, 0.0)
             self.totals[t].assign(self.W, 0.0)
@@ -125,6 +141,7 @@ cdef class PairTable:
         b += (self.row_stats.capacity() + self.dense.capacity() + self.run.capacity()
               + self.other.capacity() + self.sums.capacity() + self.costs.capacity()) * sizeof(double)
         b += (self.active_start.capacity() + self.active_feature.capacity() + self.active_rank.capacity()
+              + self.active_slot.capacity()
               + self.n_ranks.capacity() + self.offset.capacity() + self.common.capacity()
               + self.next_rank.capacity() + self.present.capacity()) * sizeof(int32_t)
         b += self.pair_base.capacity() * sizeof(size_t) + self.mark.capacity() * sizeof(uint32_t)
@@ -143,52 +160,145 @@ cdef class PairTable:
         (its rows' pairs and a pass over every cell) plus the scoring of
         every cell; ``worth_factor`` scales the scans' side."""
         cdef double rebuild = nn * (self.pairs_per_row + self.p) * self.W + self.n_cells * self.W
-        cdef double score = CELL_COST * self.n_cells * self.W
+        cdef double score = CELL_COST * self.dense_cells * self.W
         return self.allocated and rebuild + score <= self.worth_factor * nn * self.p * self.p * self.W
 
     # ---------------------------------------------------------------- loading a node
 
-    cdef int _load(self, Elem* elems, int nn, double deadline) noexcept nogil:
-        """The table that now holds exactly these rows (-1: the deadline
-        passed first): the one fewer rows away from them is updated, unless
-        a rebuild costs less or its rounding drift is due."""
-        cdef int t, k, best_t = -1, worst_t = 0
-        cdef long long out, diff, best_diff = nn, worst_diff = -1
-        cdef int32_t i
-        cdef vector[int32_t]* held
+    cdef void note_children(self, Node* parent, Node* children, double deadline) noexcept nogil:
+        """A depth-three split's two children (``children[0:2]``), about to
+        be solved here: the parent's rows are loaded into the third table,
+        so that either child's table can be the parent's less the other's
+        (:meth:`_load`), the larger child costing no more than the smaller."""
+        cdef int s
+        self.noted = False
+        if not self._load_parent(parent, deadline):
+            return
+        for s in range(2):
+            self.child_elems[s] = children[s].elems
+            self.child_size[s] = children[s].size
+            self.child_h1[s] = children[s].h1
+            self.child_h2[s] = children[s].h2
+        self.noted = True
+
+    cdef bint _load_parent(self, Node* parent, double deadline) noexcept nogil:
+        """The third table holds the parent's rows (False: the deadline came first)."""
+        cdef long long d
+        if self._holds(PARENT, parent.elems, parent.size, parent.h1, parent.h2):
+            return True
+        self._mark(parent.elems, parent.size)
+        d = self._distance(PARENT, parent.size)
+        return self._become(PARENT, parent.elems, parent.size, parent.h1, parent.h2, d, deadline)
+
+    cdef inline bint _holds(self, int t, Elem* elems, int nn, uint64_t h1, uint64_t h2) noexcept nogil:
+        """Table t holds exactly the set of these hashes."""
+        return (self.ready[t] and self.table_h1[t] == h1 and self.table_h2[t] == h2
+                and <int>self.rows[t].size() == nn)
+
+    cdef void _mark(self, Elem* elems, int nn) noexcept nogil:
+        """A new stamp on these rows (:meth:`_distance` and :meth:`_become` read it)."""
+        cdef int k
         self.stamp += 1
         if self.stamp == 0:
             self.mark.assign(self.n, 0)
             self.stamp = 1
         for k in range(nn):
             self.mark[elems[k].id] = self.stamp
-        for t in range(2):
-            if not self.ready[t]:
-                diff = 2 * <long long>self.n + nn
-            else:
-                held = &self.rows[t]
-                out = 0
-                for k in range(<int>held.size()):
-                    if self.mark[deref_at(held, k)] != self.stamp:
-                        out += 1
-                diff = out + (nn - (<long long>held.size() - out))
-            if diff > worst_diff:
-                worst_diff = diff
-                worst_t = t
-            if diff < best_diff and self.updates[t] + diff <= DRIFT_ROWS * <long long>self.n:
-                best_diff = diff
-                best_t = t
-        if best_t < 0:
-            self._rebuild(worst_t, elems, nn, deadline)
-            return worst_t if self.ready[worst_t] else -1
-        t = best_t
-        held = &self.rows[t]
-        self.ready[t] = False       # until every changed row has moved
+
+    cdef long long _distance(self, int t, int nn) noexcept nogil:
+        """Rows to add to or take from table t to hold the ``nn`` marked rows
+        (-1: it must be rebuilt: not ready, or its rounding drift is due)."""
+        cdef vector[int32_t]* held = &self.rows[t]
+        cdef long long out = 0, diff
+        cdef int k
+        if not self.ready[t]:
+            return -1
         for k in range(<int>held.size()):
-            i = deref_at(held, k)
-            if self.mark[i] != self.stamp:
-                self._move(t, i, -1.0)
-                self.member[t][i] = 0
+            if self.mark[deref_at(held, k)] != self.stamp:
+                out += 1
+        diff = out + (nn - (<long long>held.size() - out))
+        if self.updates[t] + diff > DRIFT_ROWS * <long long>self.n:
+            return -1
+        return diff
+
+    cdef inline double _cost(self, long long diff, int nn) noexcept nogil:
+        """Rows moved to bring a table at ``diff`` (:meth:`_distance`) to ``nn`` rows."""
+        return <double>nn if diff < 0 or diff >= nn else <double>diff
+
+    cdef int _load(self, Elem* elems, int nn, uint64_t h1, uint64_t h2, double deadline) noexcept nogil:
+        """The child table (0 or 1) that now holds exactly these rows (-1:
+        the deadline passed first).  The cheapest of: the table already
+        holding them; updating the table fewer rows away (or rebuilding);
+        when they are a noted child, bringing a table to its sibling and
+        writing the parent less it into the other."""
+        cdef int t, s, best_t = 0, sib_t = 0
+        cdef long long d[2]
+        cdef long long e[2]
+        cdef double best = INFINITY, c, via_sibling = INFINITY
+        for t in range(2):
+            if self._holds(t, elems, nn, h1, h2):
+                return t
+        self._mark(elems, nn)
+        for t in range(2):
+            d[t] = self._distance(t, nn)
+            c = self._cost(d[t], nn)
+            if c < best:
+                best = c
+                best_t = t
+        s = self._sibling_of(nn, h1, h2)
+        if s >= 0:
+            self._mark(self.child_elems[s], self.child_size[s])
+            for t in range(2):
+                e[t] = self._distance(t, self.child_size[s])
+                c = self._cost(e[t], self.child_size[s]) + self.complement_rows
+                if c < via_sibling:
+                    via_sibling = c
+                    sib_t = t
+            if via_sibling < best:
+                if not self._become(sib_t, self.child_elems[s], self.child_size[s], self.child_h1[s],
+                                    self.child_h2[s], e[sib_t], deadline):
+                    return -1
+                self._complement(1 - sib_t, sib_t, elems, nn, h1, h2)
+                return 1 - sib_t
+            self._mark(elems, nn)
+        if not self._become(best_t, elems, nn, h1, h2, d[best_t], deadline):
+            return -1
+        return best_t
+
+    cdef int _sibling_of(self, int nn, uint64_t h1, uint64_t h2) noexcept nogil:
+        """The noted child that is these rows' sibling (-1: they are no noted
+        child, or the parent's table is gone)."""
+        cdef int s
+        if not (self.noted and self.ready[PARENT]):
+            return -1
+        for s in range(2):
+            if self.child_h1[s] == h1 and self.child_h2[s] == h2 and self.child_size[s] == nn:
+                return 1 - s
+        return -1
+
+    cdef bint _become(self, int t, Elem* elems, int nn, uint64_t h1, uint64_t h2, long long diff,
+                      double deadline) noexcept nogil:
+        """Table t brought to the marked rows ``elems[0:nn]``: the rows at
+        ``diff`` moved, or the table rebuilt (``diff`` -1, or no smaller than
+        ``nn``).  False when the deadline passed first (the table is then
+        not ready)."""
+        cdef int k
+        cdef int32_t i
+        cdef vector[int32_t]* held = &self.rows[t]
+        cdef bint rebuild = diff < 0 or diff >= nn
+        self.ready[t] = False       # until every changed row has moved
+        if rebuild:
+            for k in range(<int>held.size()):
+                self.member[t][deref_at(held, k)] = 0
+            memset(self.cells[t].data(), 0, self.cells[t].size() * sizeof(double))
+            memset(self.marginals[t].data(), 0, self.marginals[t].size() * sizeof(double))
+            memset(self.totals[t].data(), 0, self.W * sizeof(double))
+        else:
+            for k in range(<int>held.size()):
+                i = deref_at(held, k)
+                if self.mark[i] != self.stamp:
+                    self._move(t, i, -1.0)
+                    self.member[t][i] = 0
         held.clear()
         for k in range(nn):
             i = elems[k].id
@@ -197,36 +307,57 @@ cdef class PairTable:
                 self._move(t, i, 1.0)
                 self.member[t][i] = 1
             if (k + 1) % CHECK_ROWS == 0 and now() > deadline:
-                self.member[t].assign(self.n, 0)    # rows not yet pushed may still be flagged
+                for k in range(nn):
+                    self.member[t][elems[k].id] = 0     # rows not yet held may be flagged
                 held.clear()
-                return -1
-        self.updates[t] += best_diff
+                return False
+        if rebuild:
+            self.updates[t] = 0
+            self.n_rebuilds += 1
+        else:
+            self.updates[t] += diff
+            self.n_updates += 1
+        self.table_h1[t] = h1
+        self.table_h2[t] = h2
         self.ready[t] = True
-        self.n_updates += 1
-        return t
+        return True
 
-    cdef void _rebuild(self, int t, Elem* elems, int nn, double deadline) noexcept nogil:
-        """Table ``t`` from these rows alone (left not ready at the deadline)."""
-        cdef int k
+    cdef void _complement(self, int t, int other, Elem* elems, int nn, uint64_t h1, uint64_t h2) noexcept nogil:
+        """Table t becomes the parent's less table ``other`` (the rows
+        ``elems[0:nn]``): one subtraction per cell, counts exact."""
+        cdef size_t k, m
+        cdef int j
         cdef int32_t i
+        cdef double* to
+        cdef double* a
+        cdef double* b
         cdef vector[int32_t]* held = &self.rows[t]
-        self.ready[t] = False
-        for k in range(<int>held.size()):
-            self.member[t][deref_at(held, k)] = 0
+        to = self.cells[t].data()
+        a = self.cells[PARENT].data()
+        b = self.cells[other].data()
+        m = self.cells[t].size()
+        for k in range(m):
+            to[k] = a[k] - b[k]
+        to = self.marginals[t].data()
+        a = self.marginals[PARENT].data()
+        b = self.marginals[other].data()
+        m = self.marginals[t].size()
+        for k in range(m):
+            to[k] = a[k] - b[k]
+        for j in range(self.W):
+            self.totals[t][j] = self.totals[PARENT][j] - self.totals[other][j]
+        for k in range(held.size()):
+            self.member[t][deref_at(held, <int>k)] = 0
         held.clear()
-        memset(self.cells[t].data(), 0, self.cells[t].size() * sizeof(double))
-        memset(self.marginals[t].data(), 0, self.marginals[t].size() * sizeof(double))
-        memset(self.totals[t].data(), 0, self.W * sizeof(double))
-        for k in range(nn):
-            i = elems[k].id
+        for j in range(nn):
+            i = elems[j].id
             held.push_back(i)
             self.member[t][i] = 1
-            self._move(t, i, 1.0)
-            if (k + 1) % CHECK_ROWS == 0 and now() > deadline:
-                return
-        self.updates[t] = 0
+        self.updates[t] = self.updates[PARENT] + self.updates[other]
+        self.table_h1[t] = h1
+        self.table_h2[t] = h2
         self.ready[t] = True
-        self.n_rebuilds += 1
+        self.n_complements += 1
 
     cdef void _move(self, int t, int32_t i, double sign) noexcept nogil:
         """Row i added to table t (sign 1) or taken out of it (sign -1):
@@ -243,6 +374,7 @@ cdef class PairTable:
         cdef double* c
         cdef int32_t* AF = self.active_feature.data()
         cdef int32_t* AR = self.active_rank.data()
+        cdef int32_t* AS = self.active_slot.data()
         cdef int32_t* off = self.offset.data()
         cdef int32_t* nr = self.n_ranks.data()
         cdef size_t* base
@@ -256,17 +388,17 @@ cdef class PairTable:
         for u in range(a0, a1):
             f1 = AF[u]
             base = &self.pair_base[<size_t>f1 * p]
-            r1 = AR[u]
+            r1 = AS[u]
             if W == 4:
                 for v in range(u + 1, a1):
-                    c = cells + (base[AF[v]] + <size_t>r1 * nr[AF[v]] + AR[v]) * 4
+                    c = cells + (base[AF[v]] + <size_t>r1 * (nr[AF[v]] - 1) + AS[v]) * 4
                     c[0] += row[0]
                     c[1] += row[1]
                     c[2] += row[2]
                     c[3] += row[3]
             else:
                 for v in range(u + 1, a1):
-                    c = cells + (base[AF[v]] + <size_t>r1 * nr[AF[v]] + AR[v]) * W
+                    c = cells + (base[AF[v]] + <size_t>r1 * (nr[AF[v]] - 1) + AS[v]) * W
                     for j in range(W):
                         c[j] += row[j]
 
@@ -378,10 +510,20 @@ cdef class PairTable:
         cdef double* marg = self.marginals[t].data()
         cdef double* M1 = marg + <size_t>self.offset[f1] * W
         cdef double* M2 = marg + <size_t>self.offset[f2] * W
+        cdef double* stored = self.cells[t].data() + self.pair_base[<size_t>f1 * self.p + f2] * W
         cdef double* d
         cdef double* e
-        memcpy(D, self.cells[t].data() + self.pair_base[<size_t>f1 * self.p + f2] * W,
-               <size_t>B1 * B2 * W * sizeof(double))
+        if B1 == 2 and B2 == 2:
+            self._two_by_two(t, f1, f2, stored, M1, M2)
+            return
+        for r1 in range(B1):
+            for r2 in range(B2):
+                d = D + <size_t>(r1 * B2 + r2) * W
+                if r1 == z1 or r2 == z2:
+                    continue
+                e = stored + <size_t>((r1 - (r1 > z1)) * (B2 - 1) + r2 - (r2 > z2)) * W
+                for j in range(W):
+                    d[j] = e[j]
         for r1 in range(B1):
             if r1 == z1:
                 continue
@@ -411,6 +553,52 @@ cdef class PairTable:
             d[0] = <double>(<long long>(d[0] + 0.5))
         self._roots(f1, f2, D, False, M1, M2, self.totals[t].data())
         self._roots(f2, f1, D, True, M2, M1, self.totals[t].data())
+
+    cdef void _two_by_two(self, int t, int f1, int f2, double* stored, double* M1, double* M2) noexcept nogil:
+        """:meth:`_pair` for two features of two ranks each: one root
+        threshold each, four cells, and each child's split on the other
+        feature is two of the cells' leaves."""
+        cdef int W = self.W, z1 = self.common[f1], z2 = self.common[f2], j, a, b
+        cdef double* cell[2][2]
+        cdef double leaf[2][2]
+        cdef double* tot = self.totals[t].data()
+        cdef double* D = &self.dense[0]
+        cdef bint fits[2][2]
+        cdef int ml = self.min_leaf
+        cdef Split1* sd
+        # the stored cell is (1 - z1, 1 - z2); the other three follow from the marginals
+        cell[1 - z1][1 - z2] = stored
+        cell[1 - z1][z2] = D
+        cell[z1][1 - z2] = D + W
+        cell[z1][z2] = D + 2 * W
+        for j in range(W):
+            D[j] = M1[(1 - z1) * W + j] - stored[j]
+            D[W + j] = M2[(1 - z2) * W + j] - stored[j]
+            D[2 * W + j] = tot[j] - M1[(1 - z1) * W + j] - M2[(1 - z2) * W + j] + stored[j]
+        for j in range(3):
+            D[j * W] = <double>(<long long>(D[j * W] + 0.5))     # counts: exact whatever the rounding
+        for a in range(2):
+            for b in range(2):
+                fits[a][b] = cell[a][b][0] > ml - 0.5
+                leaf[a][b] = self._leaf(cell[a][b]) if fits[a][b] else 0.0
+        # root f1 (its children: rank 0, rank 1 of f1), children split on f2
+        if self.next_rank[self.offset[f1]] >= 0:
+            sd = &self.side[2 * self.offset[f1]]
+            for a in range(2):
+                if fits[a][0] and fits[a][1] and leaf[a][0] + leaf[a][1] + self.cost < sd[a].val - EPS:
+                    sd[a].val = leaf[a][0] + leaf[a][1] + self.cost
+                    sd[a].feature = f2
+                    sd[a].lo = 0
+                    sd[a].hi = 1
+        # root f2, children split on f1
+        if self.next_rank[self.offset[f2]] >= 0:
+            sd = &self.side[2 * self.offset[f2]]
+            for b in range(2):
+                if fits[0][b] and fits[1][b] and leaf[0][b] + leaf[1][b] + self.cost < sd[b].val - EPS:
+                    sd[b].val = leaf[0][b] + leaf[1][b] + self.cost
+                    sd[b].feature = f1
+                    sd[b].lo = 0
+                    sd[b].hi = 1
 
     cdef void _roots(self, int f_root, int f_child, double* dense, bint transposed,
                      double* marg_root, double* marg_child, double* total) noexcept nogil:
@@ -453,10 +641,10 @@ cdef class PairTable:
 
     # ---------------------------------------------------------------- the solve
 
-    cdef int solve(self, Elem* elems, int nn, double deadline, double* best_val, Split1* root,
+    cdef int solve(self, Node* node, double deadline, double* best_val, Split1* root,
                    Split1* sides) noexcept nogil:
-        """The best depth-two tree of the node whose rows are ``elems[0:nn]``
-        (any one feature's order) if it beats ``best_val`` (then True, with
+        """The best depth-two tree of the node (its rows: the first of its
+        features' orders; every other order may be absent) if it beats ``best_val`` (then True, with
         its root and children); ``cut_short`` when the deadline stopped it
         (an improvement found by then is a true tree, not a proven one)."""
         cdef int t, f1, f2, r, idx
@@ -464,7 +652,7 @@ cdef class PairTable:
         cdef double v, best = best_val[0]
         cdef Split1* sd
         self.cut_short = False
-        t = self._load(elems, nn, deadline)
+        t = self._load(node.elems, node.size, node.h1, node.h2, deadline)
         if t < 0:
             self.cut_short = True
             return False
