@@ -25,6 +25,7 @@ cdef class AdditiveLayout(DataLayout):
     cdef vector[vector[double]] cnt_left   # per level: left child's three sums
     cdef vector[vector[double]] cnt_right  # per level: right child's three sums
     cdef int kind                          # SQUARED_ERROR or COST_MATRIX (``_objective.pxd``)
+    cdef int max_depth                     # the tree's depth (a node at level l has max_depth - l levels left)
     cdef int S                             # statistics per node (and per row)
     cdef vector[double] row_stats          # [S * instance + j]: what the row adds to its node's sums
     cdef vector[double] target             # [instance]: the row's target (squared error, the engine's units)

@@ -60,6 +60,7 @@ cdef class AdditiveLayout(DataLayout):
         if (targets is None) == (labels is None):
             raise ValueError("give targets (squared error) or labels and a cost matrix, not both")
         self.kind = SQUARED_ERROR if targets is not None else COST_MATRIX
+        self.max_depth = max_depth
         if self.kind == SQUARED_ERROR:
             if targets.shape[0] != n:
                 raise ValueError(f"{targets.shape[0]} targets for {n} rows")
@@ -366,6 +367,15 @@ cdef class AdditiveLayout(DataLayout):
 
     cdef void children_depth_one(self, int level, Node* node, int f, int pos, int ml,
                                  Split1* left, Split1* right) noexcept nogil:
+        """Both children's best depth-one trees: on a depth-three node that
+        the pairwise tables take, from the node's table (every feature's
+        thresholds scored at once, as ConTree's probes of a node ask them one
+        feature after another); else one scan of every feature."""
+        if (self.has_pairs and ml == self.min_leaf and self.max_depth - level == 3
+                and self.pairs.worth(node.size)
+                and self.pairs.depth_one_children(node, f, (node.elems + <size_t>f * node.size)[pos - 1].rank,
+                                                  self.deadline, left, right)):
+            return
         self._depth_one(node.elems, node.size, f, pos, left, right, ml)
 
     cdef void _depth_one(self, Elem* data, int nn, int f1, int pos, Split1* bl, Split1* br,

@@ -93,6 +93,9 @@ cdef class PairTable:
     cdef vector[double] signed_row          # scratch: the row being added (+) or removed (-)
     cdef vector[Split1] side                # [2 * (offset[f] + r) + s]: child s's best depth-one tree
                                             # when the root splits f after rank r
+    cdef bint scored_ready                  # side holds every threshold of one node (depth_one_children):
+    cdef uint64_t scored_h1, scored_h2      # ... the node's set hashes
+    cdef int scored_size                    # ... and size
     cdef vector[int32_t] next_rank          # [offset[f] + r]: the next rank present after r (-1: none)
     cdef vector[int32_t] present            # [f]: ranks of f present in the node
     cdef bint allocated                     # the tables exist (:meth:`allocate`)
@@ -105,6 +108,9 @@ cdef class PairTable:
     cdef bint worth(self, int nn) noexcept nogil
     cdef int solve(self, Node* node, double deadline, double* best_val, Split1* root,
                    Split1* sides) noexcept nogil
+    cdef bint depth_one_children(self, Node* node, int f, int32_t lo, double deadline, Split1* left,
+                                 Split1* right) noexcept nogil
+    cdef void _score_all(self, int t) noexcept nogil
     cdef void note_children(self, Node* parent, Node* children, double deadline) noexcept nogil
     cdef bint _load_parent(self, Node* parent, double deadline) noexcept nogil
     cdef bint _holds(self, int t, Elem* elems, int nn, uint64_t h1, uint64_t h2) noexcept nogil

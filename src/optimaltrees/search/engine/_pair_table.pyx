@@ -102,6 +102,7 @@ cdef class PairTable:
         self.n_updates = 0
         self.n_complements = 0
         self.noted = False
+        self.scored_ready = False
 
     def table_bytes(self) -> float:
         """Bytes :meth:`allocate` takes."""
@@ -641,6 +642,44 @@ cdef class PairTable:
 
     # ---------------------------------------------------------------- the solve
 
+    cdef bint depth_one_children(self, Node* node, int f, int32_t lo, double deadline, Split1* left,
+                                 Split1* right) noexcept nogil:
+        """The best depth-one trees of both children of the node's split on
+        f after rank ``lo``, from the node's own table (the parent table
+        that its children's tables are taken from): the first call on a
+        node scores every threshold of every feature at once, the next ones
+        read them.  False: the deadline came first, or the split is not
+        one the tables score (then the caller scans)."""
+        cdef int idx
+        if not (self.scored_ready and self.scored_h1 == node.h1 and self.scored_h2 == node.h2
+                and self.scored_size == node.size):
+            self.scored_ready = False
+            if not self._load_parent(node, deadline):
+                return False
+            self._score_all(PARENT)
+            self.scored_ready = True
+            self.scored_h1 = node.h1
+            self.scored_h2 = node.h2
+            self.scored_size = node.size
+        idx = self.offset[f] + lo
+        if self.next_rank[idx] < 0:
+            return False
+        left[0] = self.side[2 * idx]
+        right[0] = self.side[2 * idx + 1]
+        return True
+
+    cdef void _score_all(self, int t) noexcept nogil:
+        """Every root threshold's children's best depth-one trees (``side``) for table t's rows."""
+        cdef int f1, f2
+        self._common_marginals(t)
+        self._thresholds(t)
+        for f1 in range(self.p):
+            if self.present[f1] < 2:
+                continue
+            for f2 in range(f1 + 1, self.p):
+                if self.present[f2] >= 2:
+                    self._pair(t, f1, f2)
+
     cdef int solve(self, Node* node, double deadline, double* best_val, Split1* root,
                    Split1* sides) noexcept nogil:
         """The best depth-two tree of the node (its rows: the first of its
@@ -652,6 +691,7 @@ cdef class PairTable:
         cdef double v, best = best_val[0]
         cdef Split1* sd
         self.cut_short = False
+        self.scored_ready = False       # (side is rewritten)
         t = self._load(node.elems, node.size, node.h1, node.h2, deadline)
         if t < 0:
             self.cut_short = True
