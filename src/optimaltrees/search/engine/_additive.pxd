@@ -34,7 +34,7 @@ cdef class AdditiveLayout(DataLayout):
     cdef vector[uint8_t] flag              # [instance]: 1 if it goes left in the split being applied
     cdef vector[uint64_t] rnd1, rnd2       # [instance]: random words whose sum / xor hash a set
     cdef vector[double] scan               # depth-one scratch: per side the S totals, then the prefix sums
-    cdef PairTable pairs                   # depth-two nodes solved from pairwise tables (None: too large)
+    cdef readonly PairTable pairs          # depth-two nodes solved from pairwise tables (None: too large)
     cdef bint has_pairs                    # pairs is set and allocated (:meth:`reserve_pair_tables`)
 
     cdef void init_root(self, Node* root) noexcept nogil

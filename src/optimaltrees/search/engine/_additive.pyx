@@ -141,7 +141,7 @@ cdef class AdditiveLayout(DataLayout):
         tables fit under PAIR_TABLE_MAX_BYTES; :meth:`reserve_pair_tables`
         allocates them."""
         ranks = np.asarray(rank)
-        if table_bytes(ranks.max(axis=1) + 1, self.S) > PAIR_TABLE_MAX_BYTES:
+        if table_bytes(ranks.max(axis=1) + 1, self.S + 1, 3) > PAIR_TABLE_MAX_BYTES:
             return
         w = np.ones(self.n) if weights is None else np.asarray(weights, dtype=np.float64)
         if self.kind == SQUARED_ERROR:
@@ -151,19 +151,24 @@ cdef class AdditiveLayout(DataLayout):
             stats = np.zeros((self.n, self.S))
             stats[np.arange(self.n), np.asarray(labels)] = w
         self.pairs = PairTable(rank, np.ascontiguousarray(stats), self.kind, cost_matrix, self.min_leaf,
-                               self.cost, pair_tables)
+                               self.cost, pair_tables, self.kind == SQUARED_ERROR and weights is None)
 
     def reserve_pair_tables(self, double budget_bytes):
-        """Allocate the depth-two solver's tables when they take at most a
+        """Allocate the depth-two solver's tables (the parent's and up to
+        eight for depth-two nodes, at least two) while they take at most a
         quarter of ``budget_bytes`` (the memory limit; INFINITY: none) and
-        leave half of it beside the other buffers; else drop the solver."""
-        cdef double need
+        of PAIR_TABLE_MAX_BYTES, and leave half of the budget beside the
+        other buffers; else drop the solver."""
+        cdef double one, room
+        cdef int n_tables
         if self.pairs is not None:
-            need = self.pairs.table_bytes()
-            if need > budget_bytes / 4 or <double>self.fixed_bytes + need > budget_bytes / 2:
+            one = self.pairs.table_bytes(1)
+            room = min(budget_bytes / 4, budget_bytes / 2 - <double>self.fixed_bytes, PAIR_TABLE_MAX_BYTES)
+            n_tables = <int>min(9.0, room / one) if one > 0 else 9
+            if n_tables < 3:
                 self.pairs = None
             else:
-                self.pairs.allocate()
+                self.pairs.allocate(n_tables)
                 self.has_pairs = True
         self.fixed_bytes = self.memory_bytes()
 

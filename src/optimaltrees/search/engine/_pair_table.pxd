@@ -19,19 +19,19 @@ Two savings make the tables cheap to build:
   row or column are the marginals less the stored cells (MurTree keeps only
   the both-ones counts of binary features for the same reason);
 * a table is updated with the rows that entered and left since its last
-  node rather than rebuilt (MurTree's incremental computation).  Two tables
-  hold depth-two nodes, because the search alternates between the left and
-  the right child of successive root thresholds: each child updates the
-  table nearer to it.  A third holds the rows of the depth-three split whose
+  node rather than rebuilt (MurTree's incremental computation).  Several
+  tables hold depth-two nodes, because the search alternates between the
+  left and the right child of successive root thresholds, and between
+  features: each node updates the table nearest to it.  A third holds the rows of the depth-three split whose
   children are being solved: one child's table is then the parent's less
   its sibling's, one subtraction per cell (the histogram subtraction of
   gradient-boosting libraries such as LightGBM).
 
 Each cell stores a row count first: emptiness and leaf sizes are decided on
 counts, which additions and subtractions keep exact.  The other sums drift
-by rounding with every update, so a table is rebuilt from its rows once its
-updates since the last rebuild exceed twice the training rows: the error of
-a sum then stays within that of summing a few times the training set.
+by rounding with every update, so a table is rebuilt from its rows once the
+rows it moved since the last rebuild pass a bound (``drift_moves``) that
+keeps the drift far below the tolerance the driver checks results to.
 """
 from libc.stdint cimport int32_t, uint8_t, uint32_t, uint64_t
 from libcpp.vector cimport vector
@@ -40,13 +40,18 @@ from optimaltrees.search.engine._common cimport Elem, Node, Split1
 
 cimport cython
 
+cdef enum:
+    MAX_TABLES = 9          # the parent's table and at most eight for depth-two nodes
+
 
 @cython.final
 cdef class PairTable:
     cdef int n                              # training rows
     cdef int p                              # features
     cdef int S                              # the objective's statistics per row
-    cdef int W                              # numbers per cell: a row count, then the S statistics
+    cdef int W                              # numbers per cell: a row count, then the S statistics ...
+    cdef int stats_at                       # ... from this one (0: unweighted squared error, whose
+                                            # weight W is the count)
     cdef int kind                           # SQUARED_ERROR or COST_MATRIX (``_objective.pxd``)
     cdef int min_leaf                       # least rows in a leaf
     cdef double cost                        # cost of one branching node
@@ -67,14 +72,17 @@ cdef class PairTable:
     cdef vector[int32_t] active_slot        # ... and that rank among the feature's non-common ones
     cdef vector[double] row_stats           # [i * W + j]: row i's count (1) and statistics
     cdef double pairs_per_row               # mean over rows of the pairs of their active features
-    # tables 0 and 1 hold depth-two nodes, table 2 (PARENT) a depth-three split's rows
+    # table 0 (PARENT) holds a depth-three split's rows, the others depth-two nodes
     cdef vector[vector[double]] cells       # [table]: every pair's cells, W numbers each
     cdef vector[vector[double]] marginals   # [table]: [(offset[f] + r) * W + j], every feature's ranks
     cdef vector[vector[double]] totals      # [table]: the W sums of the table's rows
     cdef vector[vector[uint8_t]] member     # [table][i]: row i is in the table
     cdef vector[vector[int32_t]] rows       # [table]: the rows in the table
-    cdef long long updates[3]               # rows added or removed since each table's last rebuild
-    cdef bint ready[3]                      # the table holds exactly its rows (else rebuilt before use)
+    cdef int n_tables                       # tables allocated: the parent's, then depth-two nodes'
+    cdef long long updates[MAX_TABLES]      # rows added or removed since each table's last rebuild
+    cdef bint ready[MAX_TABLES]             # the table holds exactly its rows (else rebuilt before use)
+    cdef long long last_use[MAX_TABLES]     # the clock when a child table last served a node
+    cdef long long clock                    # child tables served so far
     cdef vector[uint64_t] table_h1          # [table]: the set hashes of the table's rows (``Node.h1`` ...
     cdef vector[uint64_t] table_h2          # ... and ``Node.h2``)
     cdef double complement_rows             # rows moved that cost as much as one complement (``_complement``)
@@ -100,6 +108,7 @@ cdef class PairTable:
     cdef vector[int32_t] present            # [f]: ranks of f present in the node
     cdef bint allocated                     # the tables exist (:meth:`allocate`)
     cdef bint cut_short                     # the last solve stopped at its deadline
+    cdef public long long drift_moves       # rows a table may move between rebuilds (rounding drift)
     cdef public long long n_rebuilds        # tables built from scratch
     cdef public long long n_updates         # tables updated with the rows that changed
     cdef public long long n_complements     # tables written as the parent's less the sibling's
@@ -118,6 +127,7 @@ cdef class PairTable:
     cdef long long _distance(self, int t, int nn) noexcept nogil
     cdef double _cost(self, long long diff, int nn) noexcept nogil
     cdef int _load(self, Elem* elems, int nn, uint64_t h1, uint64_t h2, double deadline) noexcept nogil
+    cdef int _least_used(self, int besides) noexcept nogil
     cdef int _sibling_of(self, int nn, uint64_t h1, uint64_t h2) noexcept nogil
     cdef bint _become(self, int t, Elem* elems, int nn, uint64_t h1, uint64_t h2, long long diff,
                       double deadline) noexcept nogil

@@ -12,14 +12,16 @@ from optimaltrees.search.engine._objective cimport COST_MATRIX, cost_leaf, sse_l
 import numpy as np
 
 cdef enum:
-    # a table whose updates since its rebuild exceed this many times the
-    # training rows is rebuilt: rounding drift stays that of a few fresh sums
-    DRIFT_ROWS = 2
+    # a table is rebuilt once its rows moved since the last rebuild exceed
+    # this (or twice the training rows): each move rounds a sum by at most
+    # 2^-53 of the training set's total (the targets reach the engine scaled
+    # so that it is the row count), so the drift stays below 3e-11 of it,
+    # far inside the 1e-9 the driver checks the tree's objective to
+    DRIFT_MOVES = 262144
     # rows between two looks at the clock while a table is loaded
     CHECK_ROWS = 4096
-    # the table of a depth-three split's rows, beside the two children's
-    PARENT = 2
-    TABLES = 3
+    # table 0 holds a depth-three split's rows, the others depth-two nodes
+    PARENT = 0
 
 cdef inline int32_t deref_at(vector[int32_t]* v, int k) noexcept nogil:
     return v[0][k]
@@ -30,25 +32,27 @@ cdef inline int32_t deref_at(vector[int32_t]* v, int k) noexcept nogil:
 cdef double CELL_COST = 3.0
 
 
-def table_bytes(n_ranks, int n_stats) -> float:
-    """Bytes of the three tables for features with these numbers of ranks and
-    ``n_stats`` statistics per row (one pair cell per pair of ranks of two
-    features, one marginal per rank, a count and the statistics in each)."""
+def table_bytes(n_ranks, int width, int n_tables=1) -> float:
+    """Bytes of ``n_tables`` tables for features with these numbers of ranks
+    and ``width`` numbers per cell (a cell per pair of non-common ranks of
+    two features, and one marginal per rank)."""
     ranks = np.asarray(n_ranks, dtype=np.float64)
-    cells = (ranks.sum() ** 2 - (ranks ** 2).sum()) / 2.0 + ranks.sum() + 1.0
-    return TABLES * cells * (n_stats + 1) * 8.0
+    cells = ((ranks - 1).sum() ** 2 - ((ranks - 1) ** 2).sum()) / 2.0 + ranks.sum() + 1.0
+    return n_tables * cells * width * 8.0
 
 
 cdef class PairTable:
     """Both tables of the depth-two solver and the rows' entries into them."""
 
     def __init__(self, int32_t[:, ::1] rank, double[:, ::1] stats, int kind, double[:, ::1] cost_matrix,
-                 int min_leaf, double cost, double worth_factor=1.0):
+                 int min_leaf, double cost, double worth_factor=1.0, bint counted=False):
         """rank[f, i]: row i's unique-value rank on feature f; stats[i, j]:
         row i's S statistics (squared error: w, w y, w y^2; a cost matrix:
         the row's weight at its class); ``cost_matrix`` (K x K) for a cost
         matrix, else None; ``worth_factor``: the ``pair_tables`` engine
-        option (:meth:`worth`).  The tables themselves are allocated by
+        option (:meth:`worth`); ``counted``: every row weighs one and
+        ``stats[:, 0]`` is that weight, so it is the row count too and the
+        cells need no count of their own.  The tables themselves are allocated by
         :meth:`allocate`, once the memory limit allows them."""
         cdef int p = rank.shape[0], n = rank.shape[1], f1, f2, i, j
         cdef size_t c = 0
@@ -56,7 +60,8 @@ cdef class PairTable:
         self.n = n
         self.p = p
         self.S = stats.shape[1]
-        self.W = self.S + 1
+        self.stats_at = 0 if counted else 1
+        self.W = self.S + self.stats_at
         self.kind = kind
         self.min_leaf = min_leaf
         self.cost = cost
@@ -96,29 +101,36 @@ cdef class PairTable:
         for i in range(n):
             self.row_stats[<size_t>i * self.W] = 1.0
             for j in range(self.S):
-                self.row_stats[<size_t>i * self.W + 1 + j] = stats[i, j]
+                self.row_stats[<size_t>i * self.W + self.stats_at + j] = stats[i, j]
         self.allocated = False
         self.n_rebuilds = 0
         self.n_updates = 0
         self.n_complements = 0
+        self.drift_moves = max(DRIFT_MOVES, 2 * <long long>n)
         self.noted = False
         self.scored_ready = False
 
-    def table_bytes(self) -> float:
-        """Bytes :meth:`allocate` takes."""
-        return table_bytes(np.asarray(self.n_ranks), self.S)
+    def table_bytes(self, int n_tables=1) -> float:
+        """Bytes of ``n_tables`` tables."""
+        return table_bytes(np.asarray(self.n_ranks), self.W, n_tables)
 
-    def allocate(self):
-        """The two tables and the solver's scratch."""
+    def allocate(self, int n_tables):
+        """The parent's table, ``n_tables - 1`` (2 .. MAX_TABLES - 1) tables
+        for depth-two nodes, and the solver's scratch."""
         cdef int t
-        self.cells.resize(TABLES)
-        self.marginals.resize(TABLES)
-        self.totals.resize(TABLES)
-        self.member.resize(TABLES)
-        self.rows.resize(TABLES)
-        self.table_h1.assign(TABLES, 0)
-        self.table_h2.assign(TABLES, 0)
-        for t in range(TABLES):
+        if not 3 <= n_tables <= MAX_TABLES:
+            raise ValueError(f"{n_tables} tables: between 3 and {MAX_TABLES}")
+        self.n_tables = n_tables
+        self.cells.resize(n_tables)
+        self.marginals.resize(n_tables)
+        self.totals.resize(n_tables)
+        self.member.resize(n_tables)
+        self.rows.resize(n_tables)
+        self.table_h1.assign(n_tables, 0)
+        self.table_h2.assign(n_tables, 0)
+        self.clock = 0
+        for t in range(n_tables):
+            self.last_use[t] = 0
             self.cells[t].assign(self.n_cells * self.W, 0.0)
             self.marginals[t].assign(<size_t>self.total_ranks * self.W, 0.0)
             self.totals[t].assign(self.W, 0.0)
@@ -218,7 +230,7 @@ cdef class PairTable:
             if self.mark[deref_at(held, k)] != self.stamp:
                 out += 1
         diff = out + (nn - (<long long>held.size() - out))
-        if self.updates[t] + diff > DRIFT_ROWS * <long long>self.n:
+        if self.updates[t] + diff > self.drift_moves:
             return -1
         return diff
 
@@ -227,44 +239,64 @@ cdef class PairTable:
         return <double>nn if diff < 0 or diff >= nn else <double>diff
 
     cdef int _load(self, Elem* elems, int nn, uint64_t h1, uint64_t h2, double deadline) noexcept nogil:
-        """The child table (0 or 1) that now holds exactly these rows (-1:
-        the deadline passed first).  The cheapest of: the table already
-        holding them; updating the table fewer rows away (or rebuilding);
-        when they are a noted child, bringing a table to its sibling and
-        writing the parent less it into the other."""
-        cdef int t, s, best_t = 0, sib_t = 0
-        cdef long long d[2]
-        cdef long long e[2]
+        """The child table that now holds exactly these rows (-1: the
+        deadline passed first).  The cheapest of: the table already holding
+        them; updating the table fewest rows away (or rebuilding the least
+        recently used); when they are a noted child, bringing a table to
+        their sibling and writing the parent less it into the least recently
+        used other table."""
+        cdef int t, s, best_t = -1, sib_t = -1, target
+        cdef long long d, e_sib = -1, d_best = -1
         cdef double best = INFINITY, c, via_sibling = INFINITY
-        for t in range(2):
+        self.clock += 1
+        for t in range(1, self.n_tables):
             if self._holds(t, elems, nn, h1, h2):
+                self.last_use[t] = self.clock
                 return t
         self._mark(elems, nn)
-        for t in range(2):
-            d[t] = self._distance(t, nn)
-            c = self._cost(d[t], nn)
+        for t in range(1, self.n_tables):
+            d = self._distance(t, nn)
+            c = self._cost(d, nn)
             if c < best:
                 best = c
                 best_t = t
+                d_best = d
+        if d_best < 0 or d_best >= nn:
+            best_t = self._least_used(-1)      # a rebuild: into the table least likely to serve again
         s = self._sibling_of(nn, h1, h2)
         if s >= 0:
             self._mark(self.child_elems[s], self.child_size[s])
-            for t in range(2):
-                e[t] = self._distance(t, self.child_size[s])
-                c = self._cost(e[t], self.child_size[s]) + self.complement_rows
+            for t in range(1, self.n_tables):
+                d = self._distance(t, self.child_size[s])
+                c = self._cost(d, self.child_size[s]) + self.complement_rows
                 if c < via_sibling:
                     via_sibling = c
                     sib_t = t
+                    e_sib = d
             if via_sibling < best:
+                if e_sib < 0 or e_sib >= self.child_size[s]:
+                    sib_t = self._least_used(-1)
                 if not self._become(sib_t, self.child_elems[s], self.child_size[s], self.child_h1[s],
-                                    self.child_h2[s], e[sib_t], deadline):
+                                    self.child_h2[s], e_sib, deadline):
                     return -1
-                self._complement(1 - sib_t, sib_t, elems, nn, h1, h2)
-                return 1 - sib_t
+                target = self._least_used(sib_t)
+                self._complement(target, sib_t, elems, nn, h1, h2)
+                self.last_use[sib_t] = self.clock
+                self.last_use[target] = self.clock
+                return target
             self._mark(elems, nn)
-        if not self._become(best_t, elems, nn, h1, h2, d[best_t], deadline):
+        if not self._become(best_t, elems, nn, h1, h2, d_best, deadline):
             return -1
+        self.last_use[best_t] = self.clock
         return best_t
+
+    cdef int _least_used(self, int besides) noexcept nogil:
+        """The child table used longest ago, other than ``besides``."""
+        cdef int t, out = -1
+        for t in range(1, self.n_tables):
+            if t != besides and (out < 0 or self.last_use[t] < self.last_use[out]):
+                out = t
+        return out
 
     cdef int _sibling_of(self, int nn, uint64_t h1, uint64_t h2) noexcept nogil:
         """The noted child that is these rows' sibling (-1: they are no noted
@@ -390,7 +422,13 @@ cdef class PairTable:
             f1 = AF[u]
             base = &self.pair_base[<size_t>f1 * p]
             r1 = AS[u]
-            if W == 4:
+            if W == 3:
+                for v in range(u + 1, a1):
+                    c = cells + (base[AF[v]] + <size_t>r1 * (nr[AF[v]] - 1) + AS[v]) * 3
+                    c[0] += row[0]
+                    c[1] += row[1]
+                    c[2] += row[2]
+            elif W == 4:
                 for v in range(u + 1, a1):
                     c = cells + (base[AF[v]] + <size_t>r1 * (nr[AF[v]] - 1) + AS[v]) * 4
                     c[0] += row[0]
@@ -427,8 +465,8 @@ cdef class PairTable:
     cdef inline double _leaf(self, double* sums) noexcept nogil:
         """A leaf's cost from a cell's W numbers (count first)."""
         if self.kind == COST_MATRIX:
-            return cost_leaf(sums + 1, &self.costs[0], self.S)
-        return sse_leaf(sums + 1)
+            return cost_leaf(sums + self.stats_at, &self.costs[0], self.S)
+        return sse_leaf(sums + self.stats_at)
 
     cdef void _scan(self, double* per_rank, int first, int last, double* side_total, int feature,
                     Split1* best) noexcept nogil:
