@@ -23,6 +23,16 @@ cdef enum:
     # table 0 holds a depth-three split's rows, the others depth-two nodes
     PARENT = 0
 
+cdef void _fill(vector[int32_t]* out, values):
+    """``out`` = the integers ``values`` (a copy through a typed view: a
+    vector assigned a NumPy array would convert it one Python object at a time)."""
+    cdef int32_t[::1] view = np.ascontiguousarray(values, dtype=np.int32)
+    cdef Py_ssize_t k
+    out.resize(view.shape[0])
+    for k in range(view.shape[0]):
+        out[0][k] = view[k]
+
+
 cdef inline int32_t deref_at(vector[int32_t]* v, int k) noexcept nogil:
     return v[0][k]
 
@@ -70,11 +80,11 @@ cdef class PairTable:
             self.costs = np.ascontiguousarray(cost_matrix, dtype=np.float64).ravel()
         n_ranks = ranks.max(axis=1) + 1 if n > 0 else np.ones(p, dtype=np.int64)
         common = np.array([np.bincount(ranks[f]).argmax() if n > 0 else 0 for f in range(p)], dtype=np.int32)
-        self.n_ranks = n_ranks.astype(np.int32)
-        self.offset = np.concatenate([[0], np.cumsum(n_ranks)]).astype(np.int32)
+        _fill(&self.n_ranks, n_ranks)
+        _fill(&self.offset, np.concatenate([[0], np.cumsum(n_ranks)]))
         self.total_ranks = int(n_ranks.sum())
         self.most_ranks = int(n_ranks.max()) if p > 0 else 1
-        self.common = common
+        _fill(&self.common, common)
         self.pair_base.assign(<size_t>p * p, 0)
         self.dense_cells = 0
         for f1 in range(p):
@@ -86,13 +96,13 @@ cdef class PairTable:
         # each row's features off their common rank, in feature order
         active = (ranks != common[:, None]).T
         per_row = active.sum(axis=1)
-        self.active_start = np.concatenate([[0], np.cumsum(per_row)]).astype(np.int32)
+        _fill(&self.active_start, np.concatenate([[0], np.cumsum(per_row)]))
         rows_at, features_at = np.nonzero(active)
-        self.active_feature = features_at.astype(np.int32)
-        self.active_rank = ranks[features_at, rows_at].astype(np.int32)
+        active_rank = ranks[features_at, rows_at]
+        _fill(&self.active_feature, features_at)
+        _fill(&self.active_rank, active_rank)
         # a pair stores no cell in either common rank: the other ranks close up
-        self.active_slot = (np.asarray(self.active_rank)
-                            - (np.asarray(self.active_rank) > common[features_at])).astype(np.int32)
+        _fill(&self.active_slot, active_rank - (active_rank > common[features_at]))
         self.pairs_per_row = float(np.mean(per_row * (per_row - 1) / 2.0)) if n > 0 else 0.0
         # a complement writes every cell once; a row moved adds to its pairs and ranks
         self.complement_rows = ((self.n_cells + self.total_ranks)
