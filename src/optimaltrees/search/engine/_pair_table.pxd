@@ -113,6 +113,7 @@ cdef class PairTable:
     cdef public long long n_updates         # tables updated with the rows that changed
     cdef public long long n_complements     # tables written as the parent's less the sibling's
 
+    cdef void _index_active(self, int32_t[:, ::1] rank)
     cdef size_t memory_bytes(self) noexcept nogil
     cdef bint worth(self, int nn) noexcept nogil
     cdef int solve(self, Node* node, double deadline, double* best_val, Split1* root,

@@ -94,19 +94,12 @@ cdef class PairTable:
                 self.dense_cells += <double>self.n_ranks[f1] * self.n_ranks[f2]
         self.n_cells = c
         # each row's features off their common rank, in feature order
-        active = (ranks != common[:, None]).T
-        per_row = active.sum(axis=1)
-        _fill(&self.active_start, np.concatenate([[0], np.cumsum(per_row)]))
-        rows_at, features_at = np.nonzero(active)
-        active_rank = ranks[features_at, rows_at]
-        _fill(&self.active_feature, features_at)
-        _fill(&self.active_rank, active_rank)
-        # a pair stores no cell in either common rank: the other ranks close up
-        _fill(&self.active_slot, active_rank - (active_rank > common[features_at]))
-        self.pairs_per_row = float(np.mean(per_row * (per_row - 1) / 2.0)) if n > 0 else 0.0
+        self._index_active(rank)
+        per_row = np.diff(np.asarray(<int32_t[:n + 1]>self.active_start.data())) if n > 0 else np.zeros(1)
+        self.pairs_per_row = float(np.mean(per_row * (per_row - 1) / 2.0))
         # a complement writes every cell once; a row moved adds to its pairs and ranks
         self.complement_rows = ((self.n_cells + self.total_ranks)
-                                / (self.pairs_per_row + float(np.mean(per_row) if n > 0 else 0.0) + 1.0))
+                                / (self.pairs_per_row + float(np.mean(per_row)) + 1.0))
         self.row_stats.resize(<size_t>n * self.W)
         for i in range(n):
             self.row_stats[<size_t>i * self.W] = 1.0
@@ -119,6 +112,32 @@ cdef class PairTable:
         self.drift_moves = max(DRIFT_MOVES, 2 * <long long>n)
         self.noted = False
         self.scored_ready = False
+
+    cdef void _index_active(self, int32_t[:, ::1] rank):
+        """Each row's run of features off their common rank, ascending,
+        with the row's rank there and its slot among the non-common ranks."""
+        cdef int p = rank.shape[0], n = rank.shape[1], f, i, r, z
+        cdef size_t k = 0
+        self.active_start.resize(n + 1)
+        self.active_start[0] = 0
+        for i in range(n):
+            for f in range(p):
+                if rank[f, i] != self.common[f]:
+                    k += 1
+            self.active_start[i + 1] = <int32_t>k
+        self.active_feature.resize(k)
+        self.active_rank.resize(k)
+        self.active_slot.resize(k)
+        k = 0
+        for i in range(n):
+            for f in range(p):
+                r = rank[f, i]
+                z = self.common[f]
+                if r != z:
+                    self.active_feature[k] = f
+                    self.active_rank[k] = r
+                    self.active_slot[k] = r - (r > z)       # the common rank has no cell: the others close up
+                    k += 1
 
     def table_bytes(self, int n_tables=1) -> float:
         """Bytes of ``n_tables`` tables."""
