@@ -31,6 +31,7 @@ cdef class AdditiveLayout(DataLayout):
     cdef vector[double] target             # [instance]: the row's target (squared error, the engine's units)
     cdef vector[double] costs              # [c * K + k]: the cost of predicting k for a row of class c (cost matrix)
     cdef double max_cost                   # the largest entry of costs
+    cdef vector[double] class_max_cost     # [c]: the largest cost of a row of class c
     cdef vector[uint8_t] flag              # [instance]: 1 if it goes left in the split being applied
     cdef vector[uint64_t] rnd1, rnd2       # [instance]: random words whose sum / xor hash a set
     cdef vector[double] scan               # depth-one scratch: per side the S totals, then the prefix sums
@@ -41,7 +42,8 @@ cdef class AdditiveLayout(DataLayout):
     cdef double leaf_cost(self, double* counts) noexcept nogil
     cdef double node_floor(self, double* counts, int depth) noexcept nogil
     cdef double node_weight(self, double* counts) noexcept nogil
-    cdef double lipschitz(self, Node* node) noexcept nogil
+    cdef void target_range(self, Node* node, double* lo, double* hi) noexcept nogil
+    cdef double row_bound(self, Elem* e, double lo, double hi) noexcept nogil
     cdef void gini_split(self, Node* node, int f, double* score, int32_t* pos) noexcept nogil
     cdef double split_floor(self, Node* node, int f, int child_depth, int32_t* P, int m,
                             double* out) noexcept nogil

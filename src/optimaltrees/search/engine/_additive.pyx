@@ -8,13 +8,14 @@ sums over rows (squared error; a cost matrix over classes).
 The search's bounds need two facts of an objective (``_intervals.pxd``):
 adding rows never lowers a subproblem's optimum (a tree of the larger set,
 restricted to the smaller, is no worse there), and moving rows of weight k
-changes it by at most k times a constant, the node's Lipschitz constant
-(:meth:`AdditiveLayout.lipschitz`).  For squared error that constant is the
-square of the node's target range: a row of weight w added to a leaf of
-weight W and mean m raises its error by w W / (W + w) (y - m)^2, at most
-w (max y - min y)^2.  For a cost matrix it is the largest cost: a row added
-to a leaf raises the cost of the leaf's class by at most its own cost.
-:meth:`thresholds` measures distances in that unit.
+changes it by at most a sum of one bound per row moved (:meth:`AdditiveLayout.row_bound`).
+For squared error a row of weight w and target y added to a leaf of weight
+W and mean m raises its error by w W / (W + w) (y - m)^2, and every leaf of
+a subset of the node has its mean between the node's least and largest
+targets lo and hi: the row's bound is w max((y - lo)^2, (hi - y)^2), at
+most w (hi - lo)^2.  For a cost matrix a row added to a leaf raises the
+cost of the leaf's class by at most the row's weight times the largest cost
+of its own class.  :meth:`thresholds` measures distances as these sums.
 """
 from libc.stdint cimport int64_t
 from libc.string cimport memset
@@ -78,6 +79,7 @@ cdef class AdditiveLayout(DataLayout):
         self.max_cost = 0.0
         if self.kind == COST_MATRIX:
             self.costs.resize(<size_t>self.S * self.S)
+            self.class_max_cost.assign(self.S, 0.0)
             for i in range(self.S):
                 for j in range(self.S):
                     v = cost_matrix[i, j]
@@ -86,6 +88,8 @@ cdef class AdditiveLayout(DataLayout):
                     self.costs[i * self.S + j] = v
                     if v > self.max_cost:
                         self.max_cost = v
+                    if v > self.class_max_cost[i]:
+                        self.class_max_cost[i] = v
         else:
             self.target.resize(n)
         for i in range(n):
@@ -183,7 +187,7 @@ cdef class AdditiveLayout(DataLayout):
         cdef size_t b = self.base_bytes(), lvl
         b += (self.rnd1.capacity() + self.rnd2.capacity()) * sizeof(uint64_t)
         b += (self.row_stats.capacity() + self.target.capacity() + self.scan.capacity()
-              + self.costs.capacity()) * sizeof(double)
+              + self.costs.capacity() + self.class_max_cost.capacity()) * sizeof(double)
         b += self.root.capacity() * sizeof(Elem) + self.flag.capacity()
         for lvl in range(self.children.size()):
             b += self.children[lvl].capacity() * sizeof(Elem)
@@ -212,21 +216,29 @@ cdef class AdditiveLayout(DataLayout):
             total += counts[j]
         return total
 
-    cdef double lipschitz(self, Node* node) noexcept nogil:
-        """The most one unit of weight, moved in or out of any subset of the
-        node, changes that subset's optimum (see the module's docstring)."""
+    cdef void target_range(self, Node* node, double* lo, double* hi) noexcept nogil:
+        """The node's least and largest targets (squared error)."""
         cdef Elem* arr = node.elems
-        cdef double lo = INFINITY, hi = -INFINITY, v
+        cdef double v
         cdef int k
-        if self.kind == COST_MATRIX:
-            return self.max_cost
+        lo[0] = INFINITY
+        hi[0] = -INFINITY
         for k in range(node.size):
             v = self.target[arr[k].id]
-            if v < lo:
-                lo = v
-            if v > hi:
-                hi = v
-        return (hi - lo) * (hi - lo) if hi > lo else 0.0
+            if v < lo[0]:
+                lo[0] = v
+            if v > hi[0]:
+                hi[0] = v
+
+    cdef inline double row_bound(self, Elem* e, double lo, double hi) noexcept nogil:
+        """The most adding the row to any subset of a node whose targets lie
+        in [lo, hi] raises that subset's optimum (see the module's docstring)."""
+        cdef double below, above
+        if self.kind == COST_MATRIX:
+            return self.row_stats[e.id] * self.class_max_cost[e.label]
+        below = self.target[e.id] - lo
+        above = hi - self.target[e.id]
+        return self.row_stats[SSE_STATS * e.id] * (below * below if below > above else above * above)
 
     cdef inline void _add(self, double* sums, Elem* e) noexcept nogil:
         """A row's statistics added to ``sums``."""
@@ -309,18 +321,21 @@ cdef class AdditiveLayout(DataLayout):
 
     cdef int thresholds(self, Node* node, int f, int32_t* P, double* D) noexcept nogil:
         """Every position where feature f's value changes, leaving both sides
-        at least min_leaf instances, and the weight left of each times the
-        node's Lipschitz constant (:meth:`lipschitz`), the distance unit of
-        ConTree's neighbourhood bounds for this objective."""
+        at least min_leaf instances, and the sum of the row bounds
+        (:meth:`row_bound`) left of each: the distance of ConTree's
+        neighbourhood bounds for this objective."""
         cdef int nn = node.size, ml = self.min_leaf, k, m = 0
         cdef Elem* arr = node.elems + <size_t>f * nn
-        cdef double left = self._weight(arr[0].id), unit = self.lipschitz(node)
+        cdef double lo = 0.0, hi = 0.0, left
+        if self.kind == SQUARED_ERROR:
+            self.target_range(node, &lo, &hi)
+        left = self.row_bound(&arr[0], lo, hi)
         for k in range(1, nn):
             if arr[k].rank != arr[k - 1].rank and k >= ml and nn - k >= ml:
                 P[m] = k
-                D[m] = left * unit
+                D[m] = left
                 m += 1
-            left += self._weight(arr[k].id)
+            left += self.row_bound(&arr[k], lo, hi)
         return m
 
     cdef inline double _weight(self, int32_t i) noexcept nogil:
