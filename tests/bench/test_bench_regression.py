@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 from optimaltrees.bench import SUITES, run_suite, suite_module
-from optimaltrees.bench.data import holdout_rows, quantile_binarise, regression_table
+from optimaltrees.bench.data import (holdout_rows, quantile_binarise, regression_table, synthetic_name,
+                                     synthetic_regression)
 from optimaltrees.bench.suites import regression
 
 
@@ -60,6 +61,27 @@ def test_quantile_binarisation_is_0_1_without_constant_columns():
     train, test = holdout_rows(10, 0, 0.3)
     assert len(test) == 3 and sorted(np.concatenate([train, test])) == list(range(10))
     assert np.array_equal(test, holdout_rows(10, 0, 0.3)[1])
+
+
+def test_the_synthetic_table_is_the_same_for_a_seed():
+    X, y = synthetic_regression(500, 6, 3)
+    again, y_again = synthetic_regression(500, 6, 3)
+    assert X.shape == (500, 6) and y.shape == (500,)
+    assert np.array_equal(X, again) and np.array_equal(y, y_again)
+    other, _ = synthetic_regression(500, 6, 4)
+    assert not np.array_equal(X, other)
+    # the recipe the report states: X first, then the noise, from one generator
+    rng = np.random.default_rng(3)
+    assert np.array_equal(X, rng.standard_normal((500, 6)))
+    signal = 2 * np.sin(X[:, 0]) + X[:, 1] ** 2 + 1.5 * (X[:, 2] > 0.5)
+    assert np.array_equal(y, signal + 0.5 * rng.standard_normal(500))
+    assert all(len(np.unique(col)) == 500 for col in X.T)                 # every threshold distinct
+    T, t, names = regression_table(synthetic_name(500, 6, 3))
+    assert np.array_equal(T, X) and np.array_equal(t, y) and names == [f"x{j}" for j in range(6)]
+    with pytest.raises(ValueError, match="at least 2 rows and 3 features"):
+        synthetic_regression(500, 2)
+    with pytest.raises(ValueError, match="synthetic:ROWSxFEATURES:SEED"):
+        regression_table("synthetic:500:3")
 
 
 def test_the_order_alternates_and_every_part_has_its_peer(tiny_bank, tmp_path):
