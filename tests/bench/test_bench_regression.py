@@ -124,6 +124,9 @@ def test_the_scale_part_plans_a_synthetic_table_without_data_files(tmp_path):
     for depth in (2, 3):
         first = {j.key["repeat"]: j.key["side"] for j in jobs if j.key["depth"] == depth and j.key["order"] == 1}
         assert first == {1: "ours", 2: "peer"}
+    args = _args(["--parts", "scale", "--scale-features", "2"], tmp_path / "r.md")
+    with pytest.raises(ValueError, match="--scale-features at least 3"):
+        regression.plan(args, tmp_path)
 
 
 def test_smoke_run_on_diabetes_and_a_tiny_set(tiny_bank, tmp_path):
