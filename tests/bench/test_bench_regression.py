@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from optimaltrees.bench import SUITES, run_suite, suite_module
-from optimaltrees.bench.data import holdout_rows, quantile_binarise, regression_table
+from optimaltrees.bench.data import (holdout_rows, quantile_binarise, regression_table, synthetic_name,
+                                     synthetic_regression)
+from optimaltrees.bench.fits import regression as regression_fit
 from optimaltrees.bench.suites import regression
 
 
@@ -62,12 +64,42 @@ def test_quantile_binarisation_is_0_1_without_constant_columns():
     assert np.array_equal(test, holdout_rows(10, 0, 0.3)[1])
 
 
+def test_the_synthetic_table_is_the_same_for_a_seed():
+    X, y = synthetic_regression(500, 6, 3)
+    again, y_again = synthetic_regression(500, 6, 3)
+    assert X.shape == (500, 6) and y.shape == (500,)
+    assert np.array_equal(X, again) and np.array_equal(y, y_again)
+    other, _ = synthetic_regression(500, 6, 4)
+    assert not np.array_equal(X, other)
+    # the recipe the report states: X first, then the noise, from one generator
+    rng = np.random.default_rng(3)
+    assert np.array_equal(X, rng.standard_normal((500, 6)))
+    signal = 2 * np.sin(X[:, 0]) + X[:, 1] ** 2 + 1.5 * (X[:, 2] > 0.5)
+    assert np.array_equal(y, signal + 0.5 * rng.standard_normal(500))
+    assert all(len(np.unique(col)) == 500 for col in X.T)                 # every threshold distinct
+    T, t, names = regression_table(synthetic_name(500, 6, 3))
+    assert np.array_equal(T, X) and np.array_equal(t, y) and names == [f"x{j}" for j in range(6)]
+    with pytest.raises(ValueError, match="at least 2 rows and 3 features"):
+        synthetic_regression(500, 2)
+    with pytest.raises(ValueError, match="synthetic:ROWSxFEATURES:SEED"):
+        regression_table("synthetic:500:3")
+
+
+def test_a_synthetic_fit_records_its_size_and_beats_or_ties_cart():
+    data = synthetic_name(400, 5, 0)
+    ours = regression_fit(lib="optimaltrees", data=data, depth=2, time_limit=60.0)
+    cart = regression_fit(lib="cart", data=data, depth=2)
+    assert (ours["rows"], ours["features"], cart["rows"], cart["features"]) == (400, 5, 400, 5)
+    assert ours["optimal"] and ours["error"] <= cart["error"] + 1e-9 * ours["sst"]
+    assert "test_r2" not in ours
+
+
 def test_the_order_alternates_and_every_part_has_its_peer(tiny_bank, tmp_path):
     args = _args(["--data-dir", str(tiny_bank.parent), "--datasets", "bank", "--binary-depths", "2",
                   "--raw-depths", "2", "--repeats", "2"], tmp_path / "r.md")
     jobs = regression.plan(args, tmp_path)
-    assert len(jobs) == 8 and args.planned == 8
-    for part, peer in (("binary", "pystreed"), ("raw", "cart")):
+    assert len(jobs) == 12 and args.planned == 12          # the scale part is in the default
+    for part, peer in (("binary", "pystreed"), ("raw", "cart"), ("scale", "cart")):
         mine = [j for j in jobs if j.key["part"] == part]
         assert {j.params["lib"] for j in mine} == {"optimaltrees", peer}
         first = {j.key["repeat"]: j.key["side"] for j in mine if j.key["order"] == 1}
@@ -78,10 +110,29 @@ def test_the_order_alternates_and_every_part_has_its_peer(tiny_bank, tmp_path):
     assert all(j.params["test_share"] == 0.3 and "thresholds" not in j.params for j in raw)
 
 
+def test_the_scale_part_plans_a_synthetic_table_without_data_files(tmp_path):
+    args = _args(["--data-dir", str(tmp_path / "nowhere"), "--parts", "scale", "--scale-rows", "5000",
+                  "--scale-features", "4", "--scale-seed", "7", "--scale-depths", "2", "3",
+                  "--scale-time-limit", "20", "--repeats", "2"], tmp_path / "r.md")
+    jobs = regression.plan(args, tmp_path)
+    assert len(jobs) == 8 and {j.key["part"] for j in jobs} == {"scale"}
+    assert {j.params["data"] for j in jobs} == {j.key["table"] for j in jobs} == {"synthetic:5000x4:7"}
+    assert sorted({j.key["depth"] for j in jobs}) == [2, 3] and {j.key["dataset"] for j in jobs} == {"synthetic"}
+    for j in jobs:               # all rows, our limit only; the runner's limit is a safety net for CART
+        assert "test_share" not in j.params and "thresholds" not in j.params and j.params["target"] is None
+        assert j.params["time_limit"] == (20.0 if j.key["side"] == "ours" else None) and j.time_limit == 20.0
+    for depth in (2, 3):
+        first = {j.key["repeat"]: j.key["side"] for j in jobs if j.key["depth"] == depth and j.key["order"] == 1}
+        assert first == {1: "ours", 2: "peer"}
+    args = _args(["--parts", "scale", "--scale-features", "2"], tmp_path / "r.md")
+    with pytest.raises(ValueError, match="--scale-features at least 3"):
+        regression.plan(args, tmp_path)
+
+
 def test_smoke_run_on_diabetes_and_a_tiny_set(tiny_bank, tmp_path):
     out = tmp_path / "out" / "regression.md"
     args = _args(["--data-dir", str(tiny_bank.parent), "--datasets", "diabetes", "bank", "--binary-depths", "2",
-                  "--raw-depths", "2", "--repeats", "1"], out)
+                  "--raw-depths", "2", "--repeats", "1", "--parts", "binary", "raw"], out)
     text = run_suite("regression", args).read_text()
     records = [json.loads(ln) for ln in out.with_suffix(".jsonl").read_text().splitlines()]
     assert len(records) == 8 and all(r["status"] == "ok" for r in records), records
@@ -156,3 +207,43 @@ def test_a_missing_peer_is_skipped_with_a_note(tiny_bank, tmp_path, monkeypatch)
     jobs = regression.plan(args, tmp_path)
     assert {j.params["lib"] for j in jobs} == {"optimaltrees", "cart"}
     assert "Skipped, not installed: pystreed" in regression.report([], args, tmp_path)
+
+
+def _scale_recs(ours_s=(8.0, 9.0), cart_sse=260.0, ours_sse=250.0, proven=True, table="synthetic:100000x10:0"):
+    """Fake records of the scale part at depth 2: ours with these seconds, CART once per repeat."""
+    recs = []
+    for k, seconds in enumerate(ours_s, 1):
+        for side, sse, mb, s in (("ours", ours_sse, 220.0, seconds), ("peer", cart_sse, 180.0, 0.3)):
+            rec = _rec("scale", side, sse, proven=proven and side == "ours", seconds=s, name="synthetic", depth=2,
+                       sst=1000.0, table=table)
+            recs.append({**rec, "rows": 100_000, "features": 10, "repeat": k, "peak_rss_mb": mb,
+                         "timed_out": side == "ours" and not proven})       # CART has no limit
+    return recs
+
+
+def test_the_scale_report_says_whether_the_target_was_met(tmp_path):
+    args = _args(["--parts", "scale", "--repeats", "2"], tmp_path / "r.md")
+    args.skipped = []
+    text = regression.report(_scale_recs(), args, tmp_path)
+    assert "## Data" not in text and "Libraries: optimaltrees " in text
+    assert ("- scale, depth 2: 100,000 × 10 proven in 8.500 s (target 30 s; 2 of 2 fits met it); "
+            "SSE at most CART's: ✓") in text
+    assert ("| rows | features | depth | ours median s | proven | proven within 30 s | ours SSE | CART SSE | "
+            "ours ≤ CART | CART median s | ours peak MB | CART peak MB |") in text
+    assert "| 100,000 | 10 | 2 | 8.500 | yes | 2 of 2 | 250 | 260 | ✓ | 0.300 | 220 | 180 |" in text
+    # the table's recipe, with the size and seed filled in
+    assert "`X = rng.standard_normal((100000, 10))`" in text and "default_rng(0)" in text
+    assert "## Notes" not in text
+    # one fit over the target, proven all the same
+    text = regression.report(_scale_recs(ours_s=(8.0, 31.0)), args, tmp_path)
+    assert "| 2 of 2 |" not in text and "proven in 19.5 s (target 30 s; 1 of 2 fits met it)" in text
+    # not proven: the SSE is an upper bound, the target is missed
+    text = regression.report(_scale_recs(ours_s=(60.0, 60.0), proven=False), args, tmp_path)
+    assert "not proven within the 60 s limit, SSE 250† (target 30 s; 0 of 2 fits met it)" in text
+    assert "| 60.0† | no | 0 of 2 | 250† | 260 | ✓ |" in text
+    # a proven optimum above CART's is a correctness failure
+    text = regression.report(_scale_recs(ours_sse=270.0), args, tmp_path)
+    assert "SSE at most CART's: ✗ BUG" in text and "a correctness failure" in text.split("## Notes")[1]
+    # records of another table (a resumed run with another size) are not this table's
+    text = regression.report(_scale_recs(table="synthetic:5000x10:0"), args, tmp_path)
+    assert "- scale," not in text and "| 100,000 |" not in text

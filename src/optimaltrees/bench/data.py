@@ -43,15 +43,61 @@ def split_rows(y: np.ndarray, seed: int, fractions=(0.5, 0.25, 0.25)) -> list[np
 SKLEARN_REGRESSION = ("diabetes",)
 
 
+#: how :func:`synthetic_regression` makes its table, as a report states it
+#: (``str.format`` fills in rows, features and seed): what a reader needs to
+#: make it again
+SYNTHETIC_REGRESSION = ("`rng = numpy.random.default_rng({seed})`; `X = rng.standard_normal(({rows}, {features}))`; "
+                        "`y = 2·sin(x0) + x1² + 1.5·[x2 > 0.5] + 0.5·rng.standard_normal({rows})` "
+                        "(x_j = column j of X, [·] = 1 when true, else 0)")
+#: the columns the target of :func:`synthetic_regression` reads (x0, x1, x2)
+SYNTHETIC_USED = 3
+
+
+def synthetic_regression(rows: int, features: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(X, y) of a synthetic regression table, the same for the same arguments.
+
+    Why this table: it needs no file nor network, any size can be made, and
+    its standard-normal features hold (almost surely) ``rows`` distinct values
+    each, so an exact search meets every threshold: its worst case.  The
+    target is nonlinear in three of the features (a sine, a square, a step)
+    plus normal noise of standard deviation 0.5, so that the best depth-two
+    tree is not CART's by construction; the other features are noise.  The
+    recipe is :data:`SYNTHETIC_REGRESSION`; X is drawn before the noise."""
+    if rows < 2 or features < SYNTHETIC_USED:
+        raise ValueError(f"the synthetic table needs at least 2 rows and {SYNTHETIC_USED} features, "
+                         f"got {rows} x {features}")
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((rows, features))
+    y = 2.0 * np.sin(X[:, 0]) + X[:, 1] ** 2 + 1.5 * (X[:, 2] > 0.5) + 0.5 * rng.standard_normal(rows)
+    return X, y
+
+
+def synthetic_name(rows: int, features: int, seed: int) -> str:
+    """The ``data`` of :func:`regression_table` that means :func:`synthetic_regression`."""
+    return f"synthetic:{rows}x{features}:{seed}"
+
+
 @lru_cache(maxsize=4)
 def regression_table(data: str, target: int | None = None) -> tuple[np.ndarray, np.ndarray, list[str]]:
     """(X, y, feature names) of a regression set.
 
     ``"sklearn:diabetes"``: scikit-learn's diabetes data (it ships with the
-    package, no network) and its own target.  Otherwise ``data`` is a
-    label-first numeric file (as ``continuous/train/NAME.txt``): its feature
-    column ``target`` (counted from 0, the label not counted) becomes y, and
-    the class label becomes the last feature (as class index 0..K-1)."""
+    package, no network) and its own target.  ``"synthetic:ROWSxFEATURES:SEED"``
+    (:func:`synthetic_name`): the table of :func:`synthetic_regression`, made
+    inside the worker (a job carries its recipe, not its 8 MB).  Otherwise
+    ``data`` is a label-first numeric file (as ``continuous/train/NAME.txt``):
+    its feature column ``target`` (counted from 0, the label not counted)
+    becomes y, and the class label becomes the last feature (as class index
+    0..K-1)."""
+    if data.startswith("synthetic:"):
+        try:
+            size, seed = data.split(":")[1:]
+            rows, features = map(int, size.split("x"))
+            seed = int(seed)
+        except ValueError:
+            raise ValueError(f"{data!r}: expected synthetic:ROWSxFEATURES:SEED") from None
+        X, y = synthetic_regression(rows, features, seed)
+        return X, y, [f"x{j}" for j in range(features)]
     if data.startswith("sklearn:"):
         name = data.split(":", 1)[1]
         if name not in SKLEARN_REGRESSION:

@@ -1,6 +1,6 @@
 """Suite ``regression``: exact least-squares trees against pystreed (STreeD) and CART.
 
-Two comparisons of OptimalTreeRegressor (cost 0, leaves of one row allowed),
+Three comparisons of OptimalTreeRegressor (cost 0, leaves of one row allowed),
 each fit in its own process, the order alternating between repeats (ours
 first on odd repeats, the other library first on even ones):
 
@@ -16,10 +16,16 @@ first on odd repeats, the other library first on even ones):
   against scikit-learn's greedy CART of the same depth, fitted on the
   training part of a fixed 70/30 split: training SSE (a proven optimum is
   never above CART's), held-out R^2, seconds, proven or not.
+* **scale**: the project's target for regression, a proven depth-two tree on
+  100,000 rows x 10 numeric features within 30 s (:data:`TARGET_SECONDS`), measured
+  on a synthetic table made from a seed
+  (:func:`optimaltrees.bench.data.synthetic_regression`, every value
+  distinct: the exact search's worst case), against CART of the same depth
+  on all rows: seconds, proven or not, training SSE, peak memory.
 
-The data: scikit-learn's diabetes, and numeric sets of at most 5,000 rows
-regressed on one of their feature columns (:data:`TARGETS`), the class label
-becoming a feature.
+The data of the first two: scikit-learn's diabetes, and numeric sets of at
+most 5,000 rows regressed on one of their feature columns (:data:`TARGETS`),
+the class label becoming a feature.
 """
 from __future__ import annotations
 
@@ -29,7 +35,7 @@ from pathlib import Path
 
 from optimaltrees.bench.common import (OURS, agree, fmt_gm, fmt_mb, fmt_ratio, fmt_s, progress_line, ratio,
                                        side_notes, summarise)
-from optimaltrees.bench.data import SKLEARN_REGRESSION
+from optimaltrees.bench.data import SKLEARN_REGRESSION, SYNTHETIC_REGRESSION, SYNTHETIC_USED, synthetic_name
 from optimaltrees.bench.fits import libraries_note, missing_libraries
 from optimaltrees.bench.report import geo_mean, machine_block, markdown_table, time_scatter
 from optimaltrees.bench.runner import Job
@@ -59,8 +65,13 @@ TARGETS: dict[str, tuple[int | None, str, str]] = {
     "segment": (17, "hue-mean", "the last feature; linear R² 0.89 on the others"),
 }
 DATASETS = list(TARGETS)
-PARTS = ("binary", "raw")
-PEER = {"binary": "pystreed", "raw": "cart"}
+PARTS = ("binary", "raw", "scale")
+PEER = {"binary": "pystreed", "raw": "cart", "scale": "cart"}
+#: the project's target: a proven depth-two tree on 100,000 rows x 10
+#: features within this many seconds; the scale part reports each fit against it
+TARGET_SECONDS = 30.0
+#: the scale part's table in the records (its size is in each record)
+SYNTHETIC = "synthetic"
 LEGEND = ("Legend: † = not proven optimal / stopped at the time limit (the SSE is an upper bound, the time "
           "about the limit); a–b = repeats differed; SSE agree: ✓ both proven and equal within "
           f"{TOLERANCE:g}·SST, ✗ BUG = two proven optima differ or a proven optimum is beaten by the other "
@@ -74,9 +85,11 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
                     help="folder of NAME.txt files (label in the first column); diabetes comes with scikit-learn")
     ap.add_argument("--datasets", nargs="+", default=DATASETS, choices=DATASETS, metavar="NAME",
                     help=f"data sets among {', '.join(DATASETS)} (default: all)")
+    # scale is in the default: its fits (seconds each) are a small share of the other parts' (minutes)
     ap.add_argument("--parts", nargs="+", default=list(PARTS), choices=PARTS,
-                    help="binary: the same 0/1 features against pystreed; raw: numeric features against CART "
-                         "(default: both)")
+                    help="binary: the same 0/1 features against pystreed; raw: numeric features against CART; "
+                         "scale: a synthetic table of --scale-rows x --scale-features against CART "
+                         "(default: all three)")
     ap.add_argument("--thresholds", type=int, default=8,
                     help="k: each numeric feature becomes x <= q for its distinct quantiles of levels "
                          "1/(k+1)..k/(k+1) in the binary part (default 8)")
@@ -93,6 +106,16 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--test-share", type=float, default=0.3,
                     help="held-out share of the raw part's fixed split (default 0.3)")
     ap.add_argument("--seed", type=int, default=0, help="seed of that split (default 0)")
+    ap.add_argument("--scale-rows", type=int, default=100_000,
+                    help="rows of the scale part's synthetic table (default 100000)")
+    ap.add_argument("--scale-features", type=int, default=10,
+                    help="numeric features of that table, at least 3 (default 10)")
+    ap.add_argument("--scale-seed", type=int, default=0, help="seed of that table (default 0)")
+    ap.add_argument("--scale-depths", type=int, nargs="+", default=[2],
+                    help="depths of the scale part (default: 2)")
+    ap.add_argument("--scale-time-limit", type=float, default=60.0,
+                    help=f"seconds for optimaltrees in the scale part (default 60; the target is "
+                         f"{TARGET_SECONDS:g} s, reported per fit)")
 
 
 # ------------------------------------------------------------------ the plan
@@ -108,35 +131,51 @@ def _data(args, name: str) -> str:
 
 
 def _depths(args, part: str) -> list[int]:
-    return list(args.binary_depths if part == "binary" else args.raw_depths)
+    return list({"binary": args.binary_depths, "raw": args.raw_depths, "scale": args.scale_depths}[part])
 
 
 def _limit(args, part: str) -> float:
-    return args.binary_time_limit if part == "binary" else args.time_limit
+    return {"binary": args.binary_time_limit, "raw": args.time_limit, "scale": args.scale_time_limit}[part]
+
+
+def _tables(args, part: str) -> dict[str, str]:
+    """Name -> data of a part's tables; files are looked for only when a part reads them."""
+    if part == "scale":
+        # refused here, not in every worker: the target reads x0, x1 and x2
+        if args.scale_rows < 2 or args.scale_features < SYNTHETIC_USED:
+            raise ValueError(f"--scale-rows must be at least 2 and --scale-features at least {SYNTHETIC_USED}, "
+                             f"got {args.scale_rows} and {args.scale_features}")
+        return {SYNTHETIC: synthetic_name(args.scale_rows, args.scale_features, args.scale_seed)}
+    return {name: _data(args, name) for name in args.datasets}
 
 
 def plan(args, out_dir: Path) -> list[Job]:
-    files = {name: _data(args, name) for name in args.datasets}
+    files = {part: _tables(args, part) for part in args.parts}
     args.skipped = missing_libraries(sorted({OURS} | {PEER[p] for p in args.parts}))
     jobs = []
     for part in args.parts:
         limit = _limit(args, part)
         for depth in _depths(args, part):
-            for name, data in files.items():
+            for name, data in files[part].items():
                 for rep in range(args.repeats):
                     order = ("ours", "peer") if rep % 2 == 0 else ("peer", "ours")
                     for pos, side in enumerate(order):
                         lib = OURS if side == "ours" else PEER[part]
                         if lib in args.skipped:
                             continue
-                        params = dict(lib=lib, data=data, depth=depth, target=TARGETS[name][0])
+                        target = TARGETS[name][0] if name in TARGETS else None    # the synthetic table: its y
+                        params = dict(lib=lib, data=data, depth=depth, target=target)
                         if part == "binary":
                             params.update(thresholds=args.thresholds, time_limit=limit)
-                        else:
+                        elif part == "raw":
                             params.update(test_share=args.test_share, seed=args.seed,
                                           time_limit=limit if lib == OURS else None)
+                        else:   # scale: all rows, no held-out part (the target is about fitting)
+                            params.update(time_limit=limit if lib == OURS else None)
                         key = dict(part=part, dataset=name, depth=depth, side=side, lib=lib, repeat=rep + 1,
                                    order=pos + 1)
+                        if part == "scale":     # a resumed run never mixes two tables
+                            key["table"] = data
                         # CART needs no limit of its own: the runner's is only a safety net
                         jobs.append(Job("regression", params, key, time_limit=limit, grace=60.0))
     args.planned = len(jobs)
@@ -301,6 +340,48 @@ def _raw_section(records: list[dict], args):
     return lines, summary, notes
 
 
+def _scale_section(records: list[dict], args):
+    """(lines, summary lines, notes) of the scale part: per depth one row, the
+    fits of ours against :data:`TARGET_SECONDS`, and our SSE against CART's."""
+    lines, summary, notes = [], [], []
+    table = synthetic_name(args.scale_rows, args.scale_features, args.scale_seed)
+    mine = [r for r in records if r.get("part") == "scale" and r.get("table") == table]
+    rows = []
+    for depth in args.scale_depths:
+        o, c, recs = _summaries(mine, "scale", depth, SYNTHETIC)
+        if not recs:
+            continue
+        tol = _tol(recs)
+        mark = not_above_cart(o, c, tol)
+        if mark == "✗ BUG":
+            notes.append(f"scale, depth {depth}: a proven optimum {fmt_sse(o)} above CART's "
+                         f"{fmt_sse(c, exact=False)}: a correctness failure")
+        ours = [r for r in recs if r.get("side") == "ours"]
+        # a fit meets the target when it proves its tree within the target's seconds
+        met = sum(r.get("status") == "ok" and r.get("optimal") is True and r.get("seconds") is not None
+                  and r["seconds"] <= TARGET_SECONDS for r in ours)
+        n, p = _first(recs, "rows") or args.scale_rows, _first(recs, "features") or args.scale_features
+        rows.append([f"{n:,}", p, depth, fmt_s(o), "yes" if o["proven"] else "no", f"{met} of {len(ours)}",
+                     fmt_sse(o), fmt_sse(c, exact=False), mark, fmt_s(c), fmt_mb(o["peak_mb"]),
+                     fmt_mb(c["peak_mb"])])
+        if o["proven"]:
+            verdict = f"proven in {fmt_s(o)} s"
+        elif o["errors"]:
+            verdict = f"not proven within the {args.scale_time_limit:g} s limit, SSE {fmt_sse(o)}"
+        else:
+            verdict = "no result (" + ("killed" if o["killed"] else "failed") + ")"
+        summary.append(f"depth {depth}: {n:,} × {p} {verdict} (target {TARGET_SECONDS:g} s"
+                       + f"; {met} of {len(ours)} fits met it); SSE at most CART's: {mark}")
+        notes += side_notes(f"scale, depth {depth}, ours", o) + side_notes(f"scale, depth {depth}, cart", c)
+        notes += _sse_notes(f"scale, depth {depth}", recs, tol)
+    if rows:
+        head = ["rows", "features", "depth", "ours median s", "proven",
+                f"proven within {TARGET_SECONDS:g} s", "ours SSE", "CART SSE", "ours ≤ CART", "CART median s",
+                "ours peak MB", "CART peak MB"]
+        lines += [markdown_table(head, rows), ""]
+    return lines, summary, notes
+
+
 def _median(recs: list[dict], side: str, key: str):
     values = [r[key] for r in recs if r.get("side") == side and r.get("status") == "ok" and r.get(key) is not None]
     return statistics.median(values) if values else None
@@ -330,8 +411,9 @@ def _data_table(records: list[dict], args) -> str:
 
 def report(records: list[dict], args, out_dir: Path) -> str:
     skipped = getattr(args, "skipped", [])
-    libs = [OURS] + [PEER[p] for p in args.parts]
-    lines = ["# Regression trees: optimaltrees vs pystreed (same 0/1 features) and CART (raw features)", ""]
+    libs = list(dict.fromkeys([OURS] + [PEER[p] for p in args.parts]))
+    lines = ["# Regression trees: optimaltrees vs pystreed (same 0/1 features) and CART (raw numeric features, "
+             "a large synthetic table)", ""]
     lines += progress_line(records, args)
     lines += [machine_block(args), "", libraries_note(libs, skipped), "",
               f"Repeats per (part, data set, depth, library): {args.repeats}, order alternated (ours first on odd "
@@ -339,10 +421,11 @@ def report(records: list[dict], args, out_dir: Path) -> str:
               "Times are medians of the wall-clock seconds of `fit()` only; peak MB is the worker's peak RSS "
               "(interpreter + imports + data; ΔMB = peak minus the peak just before `fit()`). Every tree has "
               "cost 0 and leaves of at least one row; SSE = training sum of squared errors of the library's "
-              "`predict`, the same sum for every library.", "",
-              "## Data", "", _data_table(records, args), "",
-              "Numeric files: label-first, features scaled to about [0, 1]; the class label becomes the last "
-              "feature (as class index).", ""]
+              "`predict`, the same sum for every library.", ""]
+    if {"binary", "raw"} & set(args.parts):
+        lines += ["## Data", "", _data_table(records, args), "",
+                  "Numeric files: label-first, features scaled to about [0, 1]; the class label becomes the last "
+                  "feature (as class index).", ""]
     body, summary, notes = [], [], []
     if "binary" in args.parts:
         part, part_summary, part_notes, dots = _binary_section(records, args, out_dir)
@@ -367,6 +450,18 @@ def report(records: list[dict], args, out_dir: Path) -> str:
                  f"{args.time_limit:g} s, then its best tree and its gap to the proven bound); CART is scikit-learn's "
                  "`DecisionTreeRegressor(max_depth=d)`.", ""] + part
         summary += [f"raw features, {s}" for s in part_summary]
+        notes += part_notes
+    if "scale" in args.parts:
+        part, part_summary, part_notes = _scale_section(records, args)
+        recipe = SYNTHETIC_REGRESSION.format(rows=args.scale_rows, features=args.scale_features, seed=args.scale_seed)
+        body += [f"## Scale: {args.scale_rows:,} rows × {args.scale_features} features, optimaltrees vs CART", "",
+                 f"The target: a proven depth-two tree on 100,000 rows × 10 features within {TARGET_SECONDS:g} s. "
+                 f"The table is synthetic, made inside each worker before the clock starts: {recipe}. The "
+                 "values of a feature are all distinct (standard normal draws: the exact search's worst case); "
+                 "y depends on x0, x1 and x2 only. "
+                 f"optimaltrees considers every threshold (time limit {args.scale_time_limit:g} s); CART is "
+                 "scikit-learn's `DecisionTreeRegressor(max_depth=d)`; both fit all rows.", ""] + part
+        summary += [f"scale, {s}" for s in part_summary]
         notes += part_notes
     lines += ["## Summary", ""] + [f"- {s}" for s in summary] + [""] + body + [LEGEND, ""]
     sources = sorted({r["source"] for r in records if r.get("source")})
