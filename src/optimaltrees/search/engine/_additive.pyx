@@ -436,7 +436,9 @@ cdef class AdditiveLayout(DataLayout):
             target[s] = out[s].val - cost
             if ntot[s] < 2 * ml:
                 target[s] = -INFINITY
-        for f2 in range(self.p):
+        if self.kind == SQUARED_ERROR:
+            self._scan_squared(data, nn, ntot, target, out, ml)
+        for f2 in range(self.p if self.kind != SQUARED_ERROR else 0):
             if target[0] <= EPS and target[1] <= EPS:
                 break
             arr = data + <size_t>f2 * nn
@@ -464,6 +466,59 @@ cdef class AdditiveLayout(DataLayout):
         for s in range(2):
             if out[s].feature >= 0:
                 out[s].val = target[s] + cost
+
+    cdef void _scan_squared(self, Elem* data, int nn, int* ntot, double* target, Split1** out,
+                            int ml) noexcept nogil:
+        """:meth:`_depth_one`'s scan for squared error, its sums in scalars:
+        the same arithmetic as ``sse_leaf`` on the prefix and the rest,
+        inlined, since the scan scores a split at nearly every row of raw
+        numeric features."""
+        cdef uint8_t* flag = &self.flag[0]
+        cdef double* rows = &self.row_stats[0]
+        cdef double* tot = &self.scan[0]
+        cdef double* r
+        cdef double pw[2]
+        cdef double ps[2]
+        cdef double pq[2]
+        cdef double a, b, rw, rsum, err, cost = self.cost
+        cdef int cnt[2]
+        cdef int prev[2]
+        cdef int f2, k, s
+        cdef Elem* arr
+        cdef Elem e
+        for f2 in range(self.p):
+            if target[0] <= EPS and target[1] <= EPS:
+                break
+            arr = data + <size_t>f2 * nn
+            for s in range(2):
+                pw[s] = 0.0
+                ps[s] = 0.0
+                pq[s] = 0.0
+                cnt[s] = 0
+                prev[s] = -1
+            for k in range(nn):
+                e = arr[k]
+                if k + AHEAD < nn:
+                    prefetch(flag + arr[k + AHEAD].id)
+                s = flag[e.id]
+                if (target[s] > EPS and cnt[s] >= ml and ntot[s] - cnt[s] >= ml and prev[s] >= 0
+                        and e.rank != prev[s]):
+                    a = pq[s] - ps[s] * ps[s] / pw[s]
+                    rw = tot[3 * s] - pw[s]
+                    rsum = tot[3 * s + 1] - ps[s]
+                    b = (tot[3 * s + 2] - pq[s]) - rsum * rsum / rw
+                    err = (a if a > 0.0 else 0.0) + (b if b > 0.0 else 0.0)
+                    if err < target[s] - EPS:
+                        target[s] = err
+                        out[s].feature = f2
+                        out[s].lo = prev[s]
+                        out[s].hi = e.rank
+                prev[s] = e.rank
+                cnt[s] += 1
+                r = rows + SSE_STATS * e.id
+                pw[s] += r[0]
+                ps[s] += r[1]
+                pq[s] += r[2]
 
     # ---------------------------------------------------------------- partition
 
