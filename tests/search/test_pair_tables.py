@@ -171,3 +171,25 @@ def test_a_deadline_inside_the_tables_gives_a_true_tree_and_no_proof():
     out = engine.solve(time_limit=0.05)
     assert out.aborted
     assert out.root >= 0 and out.lower_bound <= out.objective
+
+
+def _binned(n=600, seed=11):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 2, size=(n, 14)).astype(np.float64)
+    y = 2 * X[:, 0] - X[:, 1] * X[:, 2] + np.where(X[:, 3] > 0, rng.normal(size=n), 0.3 * rng.normal(size=n))
+    return X, y
+
+
+@pytest.mark.parametrize("options", [dict(search="blossom"), dict(search="top-k"), dict(n_jobs=2),
+                                     dict(time_limit=60.0), dict(min_samples_leaf=5)])
+def test_strategies_threads_and_leaf_sizes_reach_the_tables_optimum(options):
+    # the anytime rules, the greedy start and threads search some nodes with
+    # scans over rows the tables' children do not have: the optimum is the same
+    X, y = _binned()
+    leaf = options.get("min_samples_leaf", 1)
+    with engine_options(pair_tables=0.0):
+        scans = OptimalTreeRegressor(max_depth=3, time_limit=None, min_samples_leaf=leaf).fit(X, y)
+    with engine_options(pair_tables=ALWAYS):
+        tables = OptimalTreeRegressor(**{"max_depth": 3, "time_limit": None, **options}).fit(X, y)
+    assert scans.is_optimal_ and tables.is_optimal_
+    assert tables.objective_ == pytest.approx(scans.objective_, rel=1e-9)
