@@ -33,6 +33,24 @@ cdef void _fill(vector[int32_t]* out, values):
         out[0][k] = view[k]
 
 
+cdef inline void _complete(double* line, size_t stride, int length, int missing, double* marginal,
+                           int W) noexcept nogil:
+    """Cell ``missing`` of a line of a pair's dense cells (``length`` cells
+    ``stride`` numbers apart): the line's marginal less its other cells.
+    Its count is rounded: counts are integers, whatever the other sums' rounding."""
+    cdef double* out = line + <size_t>missing * stride
+    cdef double* e
+    cdef int k, j
+    for j in range(W):
+        out[j] = marginal[j]
+    for k in range(length):
+        if k != missing:
+            e = line + <size_t>k * stride
+            for j in range(W):
+                out[j] -= e[j]
+    out[0] = <double>(<long long>(out[0] + 0.5))
+
+
 cdef inline int32_t deref_at(vector[int32_t]* v, int k) noexcept nogil:
     return v[0][k]
 
@@ -592,33 +610,12 @@ cdef class PairTable:
                 e = stored + <size_t>((r1 - (r1 > z1)) * (B2 - 1) + r2 - (r2 > z2)) * W
                 for j in range(W):
                     d[j] = e[j]
+        # f2's common column in each other row of f1, then f1's common row (its corner last)
         for r1 in range(B1):
-            if r1 == z1:
-                continue
-            d = D + <size_t>(r1 * B2 + z2) * W
-            for j in range(W):
-                d[j] = M1[<size_t>r1 * W + j]
-            for r2 in range(B2):
-                if r2 != z2:
-                    e = D + <size_t>(r1 * B2 + r2) * W
-                    for j in range(W):
-                        d[j] -= e[j]
+            if r1 != z1:
+                _complete(D + <size_t>r1 * B2 * W, W, B2, z2, M1 + <size_t>r1 * W, W)
         for r2 in range(B2):
-            d = D + <size_t>(z1 * B2 + r2) * W
-            for j in range(W):
-                d[j] = M2[<size_t>r2 * W + j]
-            for r1 in range(B1):
-                if r1 != z1:
-                    e = D + <size_t>(r1 * B2 + r2) * W
-                    for j in range(W):
-                        d[j] -= e[j]
-        # counts are integers: rounding in the other sums never reaches them
-        for r1 in range(B1):
-            d = D + <size_t>(r1 * B2 + z2) * W
-            d[0] = <double>(<long long>(d[0] + 0.5))
-        for r2 in range(B2):
-            d = D + <size_t>(z1 * B2 + r2) * W
-            d[0] = <double>(<long long>(d[0] + 0.5))
+            _complete(D + <size_t>r2 * W, <size_t>B2 * W, B1, z1, M2 + <size_t>r2 * W, W)
         self._roots(f1, f2, D, False, M1, M2, self.totals[t].data())
         self._roots(f2, f1, D, True, M2, M1, self.totals[t].data())
 
