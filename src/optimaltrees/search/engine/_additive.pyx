@@ -23,7 +23,7 @@ from libc.math cimport INFINITY
 
 from optimaltrees.search.engine._common cimport EPS, prefetch
 from optimaltrees.search.engine._objective cimport COST_MATRIX, SQUARED_ERROR, SSE_STATS, cost_leaf, sse_leaf
-from optimaltrees.search.engine._pair_table import table_bytes
+from optimaltrees.search.engine._pair_table import index_bytes, table_bytes
 
 import numpy as np
 
@@ -141,11 +141,12 @@ cdef class AdditiveLayout(DataLayout):
         self.fixed_bytes = self.memory_bytes()
 
     def _index_pairs(self, rank, weights, targets, labels, cost_matrix, double pair_tables):
-        """The depth-two solver's row index (:class:`PairTable`) when its
-        tables fit under PAIR_TABLE_MAX_BYTES; :meth:`reserve_pair_tables`
-        allocates them."""
+        """The depth-two solver's row index (:class:`PairTable`) when it and
+        three tables fit under PAIR_TABLE_MAX_BYTES; :meth:`reserve_pair_tables`
+        allocates the tables."""
         ranks = np.asarray(rank)
-        if table_bytes(ranks.max(axis=1) + 1, self.S + 1, 3) > PAIR_TABLE_MAX_BYTES:
+        if (index_bytes(ranks, self.S + 1) + table_bytes(ranks.max(axis=1) + 1, self.S + 1, 3)
+                + 3 * 5.0 * self.n > PAIR_TABLE_MAX_BYTES):
             return
         w = np.ones(self.n) if weights is None else np.asarray(weights, dtype=np.float64)
         if self.kind == SQUARED_ERROR:
@@ -159,15 +160,18 @@ cdef class AdditiveLayout(DataLayout):
 
     def reserve_pair_tables(self, double budget_bytes):
         """Allocate the depth-two solver's tables (the parent's and up to
-        eight for depth-two nodes, at least two) while they take at most a
-        quarter of ``budget_bytes`` (the memory limit; INFINITY: none) and
-        of PAIR_TABLE_MAX_BYTES, and leave half of the budget beside the
-        other buffers; else drop the solver."""
-        cdef double one, room
+        eight for depth-two nodes, at least two) while they and the row
+        index take at most a quarter of ``budget_bytes`` (the memory limit;
+        INFINITY: none) and PAIR_TABLE_MAX_BYTES, and leave half of the
+        budget beside the other buffers; else drop the solver."""
+        cdef double one, room, index
         cdef int n_tables
         if self.pairs is not None:
-            one = self.pairs.table_bytes(1)
-            room = min(budget_bytes / 4, budget_bytes / 2 - <double>self.fixed_bytes, PAIR_TABLE_MAX_BYTES)
+            # a table's cells, and a flag and a list entry per row it may hold
+            one = self.pairs.table_bytes(1) + 5.0 * self.n
+            index = <double>self.pairs.memory_bytes()
+            room = min(budget_bytes / 4 - index, budget_bytes / 2 - <double>self.fixed_bytes,
+                       PAIR_TABLE_MAX_BYTES - index)
             n_tables = <int>min(9.0, room / one) if one > 0 else 9
             if n_tables < 3:
                 self.pairs = None

@@ -69,6 +69,17 @@ def table_bytes(n_ranks, int width, int n_tables=1) -> float:
     return n_tables * cells * width * 8.0
 
 
+def index_bytes(ranks, int width) -> float:
+    """Bytes of the row index :class:`PairTable` builds for these ranks
+    (``ranks[f, i]``): three ints per row and feature off its common value,
+    ``width`` numbers per row."""
+    ranks = np.asarray(ranks)
+    if ranks.size == 0:
+        return 0.0
+    off_common = sum(ranks.shape[1] - int(np.bincount(r).max()) for r in ranks)
+    return 12.0 * off_common + 8.0 * width * ranks.shape[1]
+
+
 cdef class PairTable:
     """Both tables of the depth-two solver and the rows' entries into them."""
 
