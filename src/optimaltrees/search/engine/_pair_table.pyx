@@ -33,6 +33,14 @@ cdef void _fill(vector[int32_t]* out, values):
         out[0][k] = view[k]
 
 
+cdef inline double _cell_leaf(double* sums, int kind, int stats_at, double* costs, int S) noexcept nogil:
+    """A leaf's cost from a cell (its statistics from ``stats_at``): a
+    free function, so that the compiler inlines it in the scoring loops."""
+    if kind == COST_MATRIX:
+        return cost_leaf(sums + stats_at, costs, S)
+    return sse_leaf(sums + stats_at)
+
+
 cdef inline void _complete(double* line, size_t stride, int length, int missing, double* marginal,
                            int W) noexcept nogil:
     """Cell ``missing`` of a line of a pair's dense cells (``length`` cells
@@ -480,7 +488,14 @@ cdef class PairTable:
             f1 = AF[u]
             base = &self.pair_base[<size_t>f1 * p]
             r1 = AS[u]
-            if W == 3:
+            if W == 3 and self.most_ranks <= 2:
+                # 0/1 features: one cell per pair, at the pair's base
+                for v in range(u + 1, a1):
+                    c = cells + base[AF[v]] * 3
+                    c[0] += row[0]
+                    c[1] += row[1]
+                    c[2] += row[2]
+            elif W == 3:
                 for v in range(u + 1, a1):
                     c = cells + (base[AF[v]] + <size_t>r1 * (nr[AF[v]] - 1) + AS[v]) * 3
                     c[0] += row[0]
@@ -522,9 +537,7 @@ cdef class PairTable:
 
     cdef inline double _leaf(self, double* sums) noexcept nogil:
         """A leaf's cost from a cell's W numbers (count first)."""
-        if self.kind == COST_MATRIX:
-            return cost_leaf(sums + self.stats_at, &self.costs[0], self.S)
-        return sse_leaf(sums + self.stats_at)
+        return _cell_leaf(sums, self.kind, self.stats_at, self.costs.data(), self.S)
 
     cdef void _scan(self, double* per_rank, int first, int last, double* side_total, int feature,
                     Split1* best) noexcept nogil:
@@ -547,7 +560,8 @@ cdef class PairTable:
             if prev >= 0 and pre[0] > ml - 0.5 and side_total[0] - pre[0] > ml - 0.5:
                 for j in range(W):
                     rest[j] = side_total[j] - pre[j]
-                v = self._leaf(pre) + self._leaf(rest) + self.cost
+                v = (_cell_leaf(pre, self.kind, self.stats_at, self.costs.data(), self.S)
+                     + _cell_leaf(rest, self.kind, self.stats_at, self.costs.data(), self.S) + self.cost)
                 if v < best.val - EPS:
                     best.val = v
                     best.feature = feature
@@ -640,7 +654,8 @@ cdef class PairTable:
         cdef double* tot = self.totals[t].data()
         cdef double* D = &self.dense[0]
         cdef bint fits[2][2]
-        cdef int ml = self.min_leaf
+        cdef int ml = self.min_leaf, kind = self.kind, at = self.stats_at, S = self.S
+        cdef double* costs = self.costs.data()
         cdef Split1* sd
         # the stored cell is (1 - z1, 1 - z2); the other three follow from the marginals
         cell[1 - z1][1 - z2] = stored
@@ -656,7 +671,7 @@ cdef class PairTable:
         for a in range(2):
             for b in range(2):
                 fits[a][b] = cell[a][b][0] > ml - 0.5
-                leaf[a][b] = self._leaf(cell[a][b]) if fits[a][b] else 0.0
+                leaf[a][b] = _cell_leaf(cell[a][b], kind, at, costs, S) if fits[a][b] else 0.0
         # root f1 (its children: rank 0, rank 1 of f1), children split on f2
         if self.next_rank[self.offset[f1]] >= 0:
             sd = &self.side[2 * self.offset[f1]]
