@@ -21,6 +21,7 @@ from optimaltrees.search.engine._d2scan cimport (
     pdep_cpu, scan_class_maps, scan_classes, scan_two_bits, scan_two_maps, scan_wide, select64,
     select_portable)
 from optimaltrees.search.engine._side_maps cimport MAPS_MAX_CLASSES
+from optimaltrees.search.engine._split_floor cimport split_floor as floors_along
 
 from optimaltrees.search.engine.options import PAIR_MODES, EngineOptions
 
@@ -58,16 +59,6 @@ def select_bit(uint64_t m, int r, str mode="auto") -> tuple:
     if r < 0 or r >= popcount64(m):
         raise ValueError("r must be below the word's popcount")
     return select64(m, r, pdep_choice(mode)), select_portable(m, r)
-
-
-cdef inline void _swap_to(int32_t* order, int32_t* place, int c, int i) noexcept nogil:
-    """Class c to index i of ``order``, the class there to c's old index
-    (``place``: each class's index in ``order``)."""
-    cdef int j = place[c], d = order[i]
-    order[i] = c
-    order[j] = d
-    place[d] = j
-    place[c] = i
 
 
 cdef class SortedLayout:
@@ -222,99 +213,19 @@ cdef class SortedLayout:
 
     cdef double split_floor(self, Node* node, int f, int child_depth, int32_t* P, int m,
                             double* out) noexcept nogil:
-        """The class floor of feature f's splits: the rows of each child
-        outside its 2^child_depth largest classes (which is all its leaves
-        can name).  With ``out``, the floor at each of the m split positions
-        P (ascending) too.  Returns the least over every split (INFINITY:
-        none); 0 with weighted rows (not tracked) or leaves for every class.
-
-        One pass along f's order moves a row at a time from the right child
-        to the left; each side keeps its classes sorted by count, with the
-        number of classes above each count, so a move re-sorts in O(1) and
-        the sum of the largest counts changes by one or not at all."""
-        cdef int nn = node.size, ml = self.min_leaf, K = self.K, leaves, k, c, v, i, j, d, w = 0
-        cdef int top_l = 0, top_r = 0, total, best = 2147483647, fl
-        cdef Elem* arr = node.elems + <size_t>f * nn
-        cdef int32_t* cl = &self.cl[0]
-        cdef int32_t* cr = cl + K
-        cdef int32_t* order_l
-        cdef int32_t* order_r
-        cdef int32_t* pos_l
-        cdef int32_t* pos_r
-        cdef int32_t* above_l          # [v]: classes counting more than v on the left
-        cdef int32_t* above_r
-        if not self.has_floors or self.floor_rank.size() == 0 or child_depth >= 30 or (1 << child_depth) >= K:
+        """The class floor of feature f's splits (``_split_floor.pxd``): the
+        rows of each child outside its 2^child_depth largest classes.  With
+        ``out``, the floor at each of the m split positions P too.  0 with
+        weighted rows (not tracked) or leaves for every class."""
+        cdef int w
+        if (not self.has_floors or self.floor_rank.size() == 0 or child_depth >= 30
+                or (1 << child_depth) >= self.K):
             if out != NULL:
                 for w in range(m):
                     out[w] = 0.0
             return 0.0
-        leaves = 1 << child_depth
-        order_l = &self.floor_rank[0]
-        order_r = order_l + K
-        pos_l = order_r + K
-        pos_r = pos_l + K
-        above_l = pos_r + K
-        above_r = above_l + (self.n + 1)
-        # the right child starts as the whole node: classes sorted by count
-        d = 0                          # the node's classes with rows, first ...
-        for c in range(K):
-            cl[c] = 0
-            cr[c] = <int32_t>(node.counts[c] + 0.5)
-            order_l[c] = c
-            pos_l[c] = c
-            if cr[c] > 0:
-                order_r[d] = c
-                d += 1
-        v = d
-        for c in range(K):             # ... then the empty ones
-            if cr[c] == 0:
-                order_r[v] = c
-                v += 1
-        for i in range(1, d):          # insertion sort of the first d, descending (d <= rows)
-            c = order_r[i]
-            j = i
-            while j > 0 and cr[order_r[j - 1]] < cr[c]:
-                order_r[j] = order_r[j - 1]
-                j -= 1
-            order_r[j] = c
-        for i in range(K):
-            pos_r[order_r[i]] = i
-            if i < leaves:
-                top_r += cr[order_r[i]]
-        i = K
-        for v in range(nn + 1):
-            while i > 0 and cr[order_r[i - 1]] <= v:
-                i -= 1
-            above_r[v] = i
-            above_l[v] = 0
-        for k in range(1, nn):
-            c = arr[k - 1].label
-            # left: c's count v -> v + 1; it moves to the front of the classes at v
-            v = cl[c]
-            i = above_l[v]
-            _swap_to(order_l, pos_l, c, i)
-            above_l[v] = i + 1
-            cl[c] = v + 1
-            if i < leaves:
-                top_l += 1
-            # right: c's count v -> v - 1; it moves to the back of the classes at v
-            v = cr[c]
-            i = above_r[v - 1] - 1
-            _swap_to(order_r, pos_r, c, i)
-            above_r[v - 1] = i
-            cr[c] = v - 1
-            if i < leaves:
-                top_r -= 1
-            if arr[k].rank != arr[k - 1].rank and k >= ml and nn - k >= ml:
-                fl = (k - top_l) + (nn - k - top_r)
-                if fl < best:
-                    best = fl
-                if out != NULL:
-                    while w < m and P[w] < k:
-                        w += 1
-                    if w < m and P[w] == k:
-                        out[w] = fl
-        return INFINITY if best == 2147483647 else <double>best
+        return floors_along(node.elems + <size_t>f * node.size, node.size, node.counts, self.K, self.min_leaf,
+                            1 << child_depth, P, m, out, &self.cl[0], &self.floor_rank[0], self.n)
 
     cdef void split_ranks(self, Node* node, int f, int pos, int32_t* lo, int32_t* hi) noexcept nogil:
         cdef Elem* arr = node.elems + <size_t>f * node.size
