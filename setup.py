@@ -10,7 +10,9 @@ if platform.machine().lower() in ("x86_64", "amd64"):
     # solver is a loop of popcounts
     compile_args.append("-mpopcnt")
 
-ENGINE_MODULES = ["_control", "_rules", "_layout_base", "_sorted", "_bitset", "_pair_table", "_additive", "_core"]
+ENGINE_MODULES = ["_control", "_rules", "_layout_base", "_hist_solver", "_side_maps", "_sweep", "_similarity",
+                  "_sorted", "_bitset", "_pair_table", "_additive", "_core", "_features", "_branch", "_seeds",
+                  "_root_search", "_restricted"]
 
 extensions = [
     Extension(

@@ -1,4 +1,4 @@
-"""D2Split's side maps (``SortedLayout._move_sides``): a two-class
+"""D2Split's side maps (``SideMaps.move_sides``): a two-class
 depth-two node keeps its rows' sides, labels and value changes as bit maps
 between D2Split calls, and a call moves only the rows between its threshold
 and the last one.  What can go wrong is state that outlives its node (a

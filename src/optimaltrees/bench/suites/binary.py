@@ -83,6 +83,7 @@ def _depth_section(depth: int, records: list[dict], libs: list[str], datasets: l
     """(table, summary lines, notes, {peer: [(data set, our s, peer s)]}) of one depth."""
     peers = [lib for lib in libs if lib != OURS] if OURS in libs else []
     ratios: dict[str, list[tuple[float, str]]] = {peer: [] for peer in peers}
+    cpu_ratios: dict[str, list[float]] = {peer: [] for peer in peers}
     proven = dict.fromkeys(libs, 0)
     rows, notes, same = [], [], 0
     dots: dict[str, list] = {peer: [] for peer in peers}
@@ -98,25 +99,33 @@ def _depth_section(depth: int, records: list[dict], libs: list[str], datasets: l
         same += mark == "✓"
         if mark == "✗ BUG":
             notes.append(f"depth {depth}, {name}: libraries that proved optimality disagree on the error")
-        cells = []
+        cells, cpu_cells = [], []
         for peer in peers:
             o, p = summ[OURS], summ[peer]
-            rt = ratio(o, p)
+            rt, crt = ratio(o, p), ratio(o, p, "median_cpu_s")
             dots[peer].append((name, o.get("median_s"), p.get("median_s")))
             if rt is not None and o["proven"] and p["proven"]:
                 ratios[peer].append((rt, name))
+                if crt is not None:
+                    cpu_ratios[peer].append(crt)
             cells.append("–" if rt is None else fmt_ratio(rt) + ("†" if o["limited"] or p["limited"] else ""))
+            cpu_cells.append("–" if crt is None else fmt_ratio(crt))
         size = [next((r[k] for r in recs if r.get(k) is not None), "–") for k in ("n", "p")]
         rows.append([name, *size] + [fmt_err(summ[lib]) for lib in libs] + [mark]
-                    + [fmt_s(summ[lib]) for lib in libs] + [fmt_mb(summ[lib]["median_mb"]) for lib in libs] + cells)
+                    + [fmt_s(summ[lib]) for lib in libs] + [fmt_mb(summ[lib]["median_mb"]) for lib in libs] + cells
+                    + cpu_cells)
     head = (["dataset", "n", "p"] + [f"{lib} error" for lib in libs] + ["agree"] + [f"{lib} s" for lib in libs]
-            + [f"{lib} MB" for lib in libs] + [f"ours/{peer}" for peer in peers])
+            + [f"{lib} MB" for lib in libs] + [f"ours/{peer}" for peer in peers]
+            + [f"CPU ours/{peer}" for peer in peers])
     summary = []
     for peer in peers:
         worst = max(ratios[peer], default=None)
         summary.append(f"depth {depth}: ours/{peer} geometric mean = {fmt_gm(geo_mean(r for r, _ in ratios[peer]))} "
                        f"over {len(ratios[peer])} sets proven by both; max = "
                        f"{'–' if worst is None else f'{fmt_ratio(worst[0])} ({worst[1]})'}")
+        # CPU seconds: on a shared machine less noisy than wall time (one-thread fits)
+        summary.append(f"depth {depth}: ours/{peer} geometric-mean CPU-time ratio = "
+                       f"{fmt_gm(geo_mean(cpu_ratios[peer]))} over the same sets")
     summary.append(f"depth {depth}: proven optimal — " + ", ".join(f"{lib} {k}" for lib, k in proven.items())
                    + f"; errors agree (all proven, equal) on {same} of {len(rows)} sets")
     return markdown_table(head, rows), summary, notes, dots
@@ -148,7 +157,8 @@ def report(records: list[dict], args, out_dir: Path) -> str:
         lines += [baseline_note(args.baseline), ""]
     lines += ["Timings are medians over repeats on a shared 2-core machine: each fit is a fresh process, run one "
               f"at a time, library order rotated per repeat ({args.repeats} repeats). s = wall time of `fit()`; "
-              "MB = median peak RSS of the worker (interpreter + imports + data). Ratios < 1 mean optimaltrees "
+              "MB = median peak RSS of the worker (interpreter + imports + data); CPU = the ratio of median CPU "
+              "seconds of `fit()`. Ratios < 1 mean optimaltrees "
               "is faster; geometric means and max use only rows where both sides proved optimality.", "",
               "## Summary", ""]
     lines += [f"- {s}" for s in summaries] + [""] + body + [LEGEND, ""]

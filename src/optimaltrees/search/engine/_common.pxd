@@ -35,6 +35,9 @@ cdef enum:
     ARCHIVE = 4               # solved sets remembered per depth for the similarity bound
     WIDE_CLASSES = 32         # above this many classes the depth-two scan keeps class maxima incrementally
     CACHE_ENTRY_BYTES = 64    # one cache entry's hash node: key, Entry, next pointer, allocator overhead
+    # rows ahead whose per-row data the sorted layout prefetches when it visits
+    # rows in one feature's order (random ids: a cache miss each on large data)
+    AHEAD = 32
 
 cdef struct Elem:             # one instance in one feature's sorted order
     int32_t id                # instance index

@@ -19,9 +19,10 @@ holds K class counts.  These helpers are inline so the layout's solver
 compiles into one loop nest.
 """
 from libc.math cimport ceil, floor
-from libc.stdint cimport int32_t
+from libc.stdint cimport int32_t, uint16_t
+from libc.string cimport memset
 
-from optimaltrees.search.engine._common cimport EPS, Split1
+from optimaltrees.search.engine._common cimport AHEAD, EPS, Elem, Split1, prefetch
 
 
 cdef inline void best_depth_one(int32_t* left, int32_t* total, int32_t* side_counts, int ns,
@@ -141,3 +142,38 @@ cdef inline bint score_root_threshold(int32_t* left, int32_t* total, int32_t* cl
         st.found = True
         return True
     return False
+
+
+cdef inline void histogram(int32_t* H, size_t cells, Elem* arr, int n, uint16_t* RR, int32_t* off,
+                           int p, int K) noexcept nogil:
+    """``H`` (``cells`` counts, by bin then class) becomes the histogram of
+    the ``n`` rows ``arr``: each row's rank on every feature, from the
+    row-major ranks ``RR`` (fetched ahead: rows come in random id order)."""
+    cdef int k, f
+    cdef uint16_t* rr
+    memset(H, 0, cells * sizeof(int32_t))
+    for k in range(n):
+        if k + AHEAD < n:
+            prefetch(RR + <size_t>arr[k + AHEAD].id * p)
+        rr = RR + <size_t>arr[k].id * p
+        for f in range(p):
+            H[(off[f] + rr[f]) * K + arr[k].label] += 1
+
+
+cdef inline int add_rank(int32_t* H, Elem* arr, int k, int n, int rank, uint16_t* RR, int32_t* off,
+                         int p, int K, int32_t* per_class) noexcept nogil:
+    """Add to ``H`` the rows ``arr[k:]`` of rank ``rank`` (the scan's
+    feature's, consecutive from k) as :func:`histogram` does, counting
+    them by class in ``per_class`` too (unless NULL); the first row past them."""
+    cdef int f
+    cdef uint16_t* rr
+    while k < n and arr[k].rank == rank:
+        if k + AHEAD < n:
+            prefetch(RR + <size_t>arr[k + AHEAD].id * p)
+        rr = RR + <size_t>arr[k].id * p
+        for f in range(p):
+            H[(off[f] + rr[f]) * K + arr[k].label] += 1
+        if per_class != NULL:
+            per_class[arr[k].label] += 1
+        k += 1
+    return k
