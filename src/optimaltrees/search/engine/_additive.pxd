@@ -70,6 +70,8 @@ cdef class AdditiveLayout(DataLayout):
     cdef size_t memory_bytes(self) noexcept nogil
     cdef void _depth_one(self, Elem* data, int nn, int f1, int pos, Split1* bl, Split1* br,
                          int ml) noexcept nogil
+    cdef void _scan_sums(self, Elem* data, int nn, int* ntot, double* target, Split1** out,
+                         int ml) noexcept nogil
     cdef void _scan_squared(self, Elem* data, int nn, int* ntot, double* target, Split1** out,
                             int ml) noexcept nogil
     cdef void _add(self, double* sums, Elem* e) noexcept nogil

@@ -410,19 +410,14 @@ cdef class AdditiveLayout(DataLayout):
         the side's value changes scores that side's split.  A split wins only
         below its leaf less one node's cost."""
         cdef int S = self.S
-        cdef double* tot = &self.scan[0]              # [side * S + j]: the side's sums
-        cdef double* pre = &self.scan[2 * S]          # [side * S + j]: its prefix along f2
-        cdef double* rest = &self.scan[4 * S]         # scratch: a suffix's sums
+        cdef double* tot = &self.scan[0]              # [side * S + j]: the side's sums (the scans read them)
         cdef uint8_t* flag = &self.flag[0]
         cdef Elem* arr = data + <size_t>f1 * nn
-        cdef int k, f2, s, i
+        cdef int k, s, i
         cdef int ntot[2]
-        cdef int cnt[2]
-        cdef int prev[2]
         cdef double target[2]
-        cdef double cost = self.cost, err
+        cdef double cost = self.cost
         cdef Split1* out[2]
-        cdef Elem e
         self.n_d2 += 1
         out[0] = br
         out[1] = bl
@@ -442,7 +437,28 @@ cdef class AdditiveLayout(DataLayout):
                 target[s] = -INFINITY
         if self.kind == SQUARED_ERROR:
             self._scan_squared(data, nn, ntot, target, out, ml)
-        for f2 in range(self.p if self.kind != SQUARED_ERROR else 0):
+        else:
+            self._scan_sums(data, nn, ntot, target, out, ml)
+        for s in range(2):
+            if out[s].feature >= 0:
+                out[s].val = target[s] + cost
+
+    cdef void _scan_sums(self, Elem* data, int nn, int* ntot, double* target, Split1** out,
+                         int ml) noexcept nogil:
+        """:meth:`_depth_one`'s scan for any additive objective: each side's
+        prefix sums along every feature, a split scored where the side's value changes."""
+        cdef int S = self.S
+        cdef double* tot = &self.scan[0]
+        cdef double* pre = &self.scan[2 * S]
+        cdef double* rest = &self.scan[4 * S]
+        cdef uint8_t* flag = &self.flag[0]
+        cdef int k, f2, s
+        cdef int cnt[2]
+        cdef int prev[2]
+        cdef double err
+        cdef Elem* arr
+        cdef Elem e
+        for f2 in range(self.p):
             if target[0] <= EPS and target[1] <= EPS:
                 break
             arr = data + <size_t>f2 * nn
@@ -467,9 +483,6 @@ cdef class AdditiveLayout(DataLayout):
                 prev[s] = e.rank
                 cnt[s] += 1
                 self._add(pre + s * S, &e)
-        for s in range(2):
-            if out[s].feature >= 0:
-                out[s].val = target[s] + cost
 
     cdef void _scan_squared(self, Elem* data, int nn, int* ntot, double* target, Split1** out,
                             int ml) noexcept nogil:
