@@ -18,6 +18,11 @@ from optimaltrees.search.engine._pair_table cimport PairTable
 cimport cython
 
 
+cdef struct SideRow:                       # one row of one side in the squared-error depth-one scan
+    int32_t id                             # the instance
+    int32_t rank                           # its value rank on the scanned feature
+
+
 @cython.final
 cdef class AdditiveLayout(DataLayout):
     cdef vector[Elem] root                 # [f * n + k]: feature f's k-th instance in value order (label unused)
@@ -35,6 +40,17 @@ cdef class AdditiveLayout(DataLayout):
     cdef vector[uint8_t] flag              # [instance]: 1 if it goes left in the split being applied
     cdef vector[uint64_t] rnd1, rnd2       # [instance]: random words whose sum / xor hash a set
     cdef vector[double] scan               # depth-one scratch: per side the S totals, then the prefix sums
+    cdef vector[SideRow] side_rows         # squared-error scan scratch: side 0's rows from 0, side 1's from n
+    cdef vector[int32_t] scan_order        # [j]: the j-th feature the squared-error scan takes
+    cdef vector[double] scan_key           # [j]: its sort key (:meth:`_scan_order`)
+    # The depth-one memo of one (node, root feature), squared error only: a
+    # side's best split on f2 at one threshold bounds it at every threshold
+    # where that side holds a superset of those rows (adding rows never lowers it)
+    cdef vector[double] memo_left          # [pos * p + f2]: a lower bound on the left side's best split on f2
+    cdef vector[double] memo_right         # [pos * p + f2]: the same for the right side
+    cdef vector[uint8_t] memo_seen         # [pos]: 1 once position pos's bounds are set
+    cdef uint64_t memo_h1, memo_h2         # the memo's node set (its two hashes) ...
+    cdef int memo_size, memo_f1            # ... its size and root feature (memo_f1 -1: empty)
     cdef readonly PairTable pairs          # depth-two nodes solved from pairwise tables (None: too large)
     cdef bint has_pairs                    # pairs is set and allocated (:meth:`reserve_pair_tables`)
 
@@ -69,11 +85,17 @@ cdef class AdditiveLayout(DataLayout):
     cdef double sweep_value(self, Node* node, int32_t* P, int i, int w) noexcept nogil
     cdef size_t memory_bytes(self) noexcept nogil
     cdef void _depth_one(self, Elem* data, int nn, int f1, int pos, Split1* bl, Split1* br,
-                         int ml) noexcept nogil
+                         int ml, bint memo) noexcept nogil
+    cdef void _memo_open(self, Node* node, int f1) noexcept nogil
+    cdef int _memo_near(self, int pos, int step) noexcept nogil
+    cdef void _sse_sums(self, Elem* arr, int k0, int k1, double* sums) noexcept nogil
     cdef void _scan_sums(self, Elem* data, int nn, int* ntot, double* target, Split1** out,
                          int ml) noexcept nogil
-    cdef void _scan_squared(self, Elem* data, int nn, int* ntot, double* target, Split1** out,
-                            int ml) noexcept nogil
+    cdef void _scan_squared(self, Elem* data, int nn, double* target, Split1** out, int ml,
+                            double** lower, double** record) noexcept nogil
+    cdef int32_t* _scan_order(self, double* target, double** lower) noexcept nogil
+    cdef void _scan_side(self, SideRow* rows, int nn, int f2, double* tot, double* target, Split1* out,
+                         int ml) noexcept nogil
     cdef void _add(self, double* sums, Elem* e) noexcept nogil
     cdef double _split_cost(self, double* total, double* prefix, double* rest) noexcept nogil
     cdef double _weight(self, int32_t i) noexcept nogil

@@ -31,6 +31,10 @@ import numpy as np
 cdef enum:
     AHEAD = 8
 
+# the depth-one memo is kept when (rows + 1) x features is at most this
+# (two doubles each): beyond it, it would cost more memory than it saves time
+MEMO_MAX_ENTRIES = 2 ** 20
+
 # the pairwise tables of the depth-two solver are built only below this size
 # (and a quarter of the memory limit): beyond it features have too many ranks
 # for tables to pay, and the search's depth-one scans take those nodes
@@ -134,6 +138,15 @@ cdef class AdditiveLayout(DataLayout):
             self.rnd1[i] = <uint64_t>random_words[0, i] * 2 + 1
             self.rnd2[i] = <uint64_t>random_words[1, i]
         self.scan.resize(5 * <size_t>self.S)
+        self.memo_f1 = -1
+        if self.kind == SQUARED_ERROR:
+            self.side_rows.resize(2 * <size_t>n)
+            self.scan_order.resize(max(self.p, 1))
+            self.scan_key.resize(max(self.p, 1))
+            if max_depth >= 2 and (n + 1) * self.p <= MEMO_MAX_ENTRIES:
+                self.memo_left.resize(<size_t>(n + 1) * self.p)
+                self.memo_right.resize(<size_t>(n + 1) * self.p)
+                self.memo_seen.resize(<size_t>(n + 1))
         self.pairs = None
         self.has_pairs = False
         if max_depth >= 2 and self.p > 0 and n >= 2 and pair_tables > 0:
@@ -192,7 +205,8 @@ cdef class AdditiveLayout(DataLayout):
         b += (self.rnd1.capacity() + self.rnd2.capacity()) * sizeof(uint64_t)
         b += (self.row_stats.capacity() + self.target.capacity() + self.scan.capacity()
               + self.costs.capacity() + self.class_max_cost.capacity()) * sizeof(double)
-        b += self.root.capacity() * sizeof(Elem) + self.flag.capacity()
+        b += self.root.capacity() * sizeof(Elem) + self.flag.capacity() + self.side_rows.capacity() * sizeof(SideRow)
+        b += (self.memo_left.capacity() + self.memo_right.capacity()) * sizeof(double) + self.memo_seen.capacity()
         for lvl in range(self.children.size()):
             b += self.children[lvl].capacity() * sizeof(Elem)
             b += (self.cnt_left[lvl].capacity() + self.cnt_right[lvl].capacity()) * sizeof(double)
@@ -381,7 +395,7 @@ cdef class AdditiveLayout(DataLayout):
             found = self.pairs.solve(node, self.deadline, best_val, root, sides)
             self.cut_short = self.pairs.cut_short
             return found
-        self._depth_one(node.elems, node.size, 0, node.size, root, &unused, self.min_leaf)
+        self._depth_one(node.elems, node.size, 0, node.size, root, &unused, self.min_leaf, False)
         if root.feature < 0 or root.val >= best_val[0] - EPS:
             return False
         best_val[0] = root.val
@@ -400,33 +414,87 @@ cdef class AdditiveLayout(DataLayout):
                 and self.pairs.depth_one_children(node, f, (node.elems + <size_t>f * node.size)[pos - 1].rank,
                                                   self.deadline, left, right)):
             return
-        self._depth_one(node.elems, node.size, f, pos, left, right, ml)
+        # the memo's bounds need leaves of any size: a superset's split may
+        # leave a subset a leaf smaller than min_leaf
+        if ml <= 1 and self.memo_seen.size() > 0:
+            self._memo_open(node, f)
+            self._depth_one(node.elems, node.size, f, pos, left, right, ml, True)
+        else:
+            self._depth_one(node.elems, node.size, f, pos, left, right, ml, False)
+
+    cdef void _memo_open(self, Node* node, int f1) noexcept nogil:
+        """Point the memo at (node, f1), emptied if it held another."""
+        if (self.memo_f1 == f1 and self.memo_size == node.size and self.memo_h1 == node.h1
+                and self.memo_h2 == node.h2):
+            return
+        self.memo_f1 = f1
+        self.memo_size = node.size
+        self.memo_h1 = node.h1
+        self.memo_h2 = node.h2
+        memset(&self.memo_seen[0], 0, <size_t>(node.size + 1))
+
+    cdef int _memo_near(self, int pos, int step) noexcept nogil:
+        """The nearest position beyond ``pos`` in direction ``step`` (-1, +1)
+        whose bounds are set, or -1 (a walk over bytes, cheap beside the scan)."""
+        cdef int k = pos + step
+        while 0 <= k <= self.memo_size:
+            if self.memo_seen[k]:
+                return k
+            k += step
+        return -1
+
+    cdef void _sse_sums(self, Elem* arr, int k0, int k1, double* sums) noexcept nogil:
+        """The squared-error sums of the rows arr[k0:k1], in registers."""
+        cdef double* rows = &self.row_stats[0]
+        cdef double* r
+        cdef double w = 0.0, ws = 0.0, wq = 0.0
+        cdef int k
+        for k in range(k0, k1):
+            r = rows + SSE_STATS * arr[k].id
+            w += r[0]
+            ws += r[1]
+            wq += r[2]
+        sums[0] = w
+        sums[1] = ws
+        sums[2] = wq
 
     cdef void _depth_one(self, Elem* data, int nn, int f1, int pos, Split1* bl, Split1* br,
-                         int ml) noexcept nogil:
+                         int ml, bint memo) noexcept nogil:
         """The best depth-one subtree of both children of the split (f1, pos)
         (rows before ``pos`` in f1's order go left): one scan of every
         feature's order keeps each side's prefix sums, and a position where
         the side's value changes scores that side's split.  A split wins only
-        below its leaf less one node's cost."""
+        below its leaf less one node's cost.  ``memo``: the memo holds this
+        node and f1; the nearest set positions left and right of ``pos``
+        bound the left and the right side's splits (the left side at pos
+        holds every row it holds at a position before), and this scan's
+        bounds are set at ``pos``."""
         cdef int S = self.S
         cdef double* tot = &self.scan[0]              # [side * S + j]: the side's sums (the scans read them)
         cdef uint8_t* flag = &self.flag[0]
         cdef Elem* arr = data + <size_t>f1 * nn
-        cdef int k, s, i
+        cdef int k, s
         cdef int ntot[2]
         cdef double target[2]
         cdef double cost = self.cost
         cdef Split1* out[2]
+        cdef double* lower[2]
+        cdef double* record[2]
+        cdef int near
         self.n_d2 += 1
         out[0] = br
         out[1] = bl
-        memset(tot, 0, 2 * S * sizeof(double))
-        for k in range(nn):
-            i = arr[k].id
-            s = 1 if k < pos else 0
-            flag[i] = s
-            self._add(tot + s * S, &arr[k])
+        for k in range(pos):
+            flag[arr[k].id] = 1
+        for k in range(pos, nn):
+            flag[arr[k].id] = 0
+        if self.kind == SQUARED_ERROR:
+            self._sse_sums(arr, pos, nn, tot)
+            self._sse_sums(arr, 0, pos, tot + S)
+        else:
+            memset(tot, 0, 2 * S * sizeof(double))
+            for k in range(nn):
+                self._add(tot + (S if k < pos else 0), &arr[k])
         ntot[1] = pos
         ntot[0] = nn - pos
         for s in range(2):
@@ -436,7 +504,22 @@ cdef class AdditiveLayout(DataLayout):
             if ntot[s] < 2 * ml:
                 target[s] = -INFINITY
         if self.kind == SQUARED_ERROR:
-            self._scan_squared(data, nn, ntot, target, out, ml)
+            lower[0] = NULL
+            lower[1] = NULL
+            record[0] = NULL
+            record[1] = NULL
+            if memo:
+                near = self._memo_near(pos, 1)
+                if near >= 0:
+                    lower[0] = &self.memo_right[<size_t>near * self.p]
+                near = self._memo_near(pos, -1)
+                if near >= 0:
+                    lower[1] = &self.memo_left[<size_t>near * self.p]
+                record[0] = &self.memo_right[<size_t>pos * self.p]
+                record[1] = &self.memo_left[<size_t>pos * self.p]
+            self._scan_squared(data, nn, target, out, ml, lower, record)
+            if memo:
+                self.memo_seen[pos] = 1
         else:
             self._scan_sums(data, nn, ntot, target, out, ml)
         for s in range(2):
@@ -484,58 +567,127 @@ cdef class AdditiveLayout(DataLayout):
                 cnt[s] += 1
                 self._add(pre + s * S, &e)
 
-    cdef void _scan_squared(self, Elem* data, int nn, int* ntot, double* target, Split1** out,
-                            int ml) noexcept nogil:
-        """:meth:`_depth_one`'s scan for squared error, its sums in scalars:
-        the same arithmetic as ``sse_leaf`` on the prefix and the rest,
-        inlined, since the scan scores a split at nearly every row of raw
-        numeric features."""
+    cdef void _scan_squared(self, Elem* data, int nn, double* target, Split1** out, int ml,
+                            double** lower, double** record) noexcept nogil:
+        """:meth:`_depth_one`'s scan for squared error: each feature's order
+        is first dealt into its two sides' rows (no branch on the side, whose
+        rows interleave at random), then each side is scanned alone
+        (:meth:`_scan_side`).  ``lower[s]`` (or NULL): per feature, a bound
+        below side s's best split on it; a side whose bound reaches its
+        target skips the feature.  ``record[s]`` (or NULL): receives such
+        bounds from this scan (-inf where it learnt none)."""
         cdef uint8_t* flag = &self.flag[0]
-        cdef double* rows = &self.row_stats[0]
-        cdef double* tot = &self.scan[0]
-        cdef double* r
-        cdef double pw[2]
-        cdef double ps[2]
-        cdef double pq[2]
-        cdef double a, b, rw, rsum, err, cost = self.cost
-        cdef int cnt[2]
-        cdef int prev[2]
-        cdef int f2, k, s
+        cdef SideRow* side = &self.side_rows[0]
+        cdef size_t at
+        cdef int f2, k, s, c0, c1, j
+        cdef bint scan[2]
+        cdef double before[2]
         cdef Elem* arr
         cdef Elem e
-        for f2 in range(self.p):
-            if target[0] <= EPS and target[1] <= EPS:
-                break
-            arr = data + <size_t>f2 * nn
+        cdef int32_t* order = self._scan_order(target, lower)
+        for j in range(self.p):
+            f2 = order[j]
             for s in range(2):
-                pw[s] = 0.0
-                ps[s] = 0.0
-                pq[s] = 0.0
-                cnt[s] = 0
-                prev[s] = -1
-            for k in range(nn):
-                e = arr[k]
-                if k + AHEAD < nn:
-                    prefetch(flag + arr[k + AHEAD].id)
-                s = flag[e.id]
-                if (target[s] > EPS and cnt[s] >= ml and ntot[s] - cnt[s] >= ml and prev[s] >= 0
-                        and e.rank != prev[s]):
-                    a = pq[s] - ps[s] * ps[s] / pw[s]
-                    rw = tot[3 * s] - pw[s]
-                    rsum = tot[3 * s + 1] - ps[s]
-                    b = (tot[3 * s + 2] - pq[s]) - rsum * rsum / rw
+                before[s] = target[s]
+                scan[s] = target[s] > EPS and (lower[s] == NULL or lower[s][f2] < target[s] - EPS)
+            if scan[0] or scan[1]:
+                arr = data + <size_t>f2 * nn
+                c0 = 0
+                c1 = 0
+                for k in range(nn):
+                    e = arr[k]
+                    s = flag[e.id]
+                    # side 0 fills from 0, side 1 from nn: the index is arithmetic, not a branch
+                    at = <size_t>(c0 + s * (nn + c1 - c0))
+                    c1 += s
+                    c0 += 1 - s
+                    side[at].id = e.id
+                    side[at].rank = e.rank
+                if scan[0]:
+                    self._scan_side(side, c0, f2, &self.scan[0], &target[0], out[0], ml)
+                if scan[1]:
+                    self._scan_side(side + nn, c1, f2, &self.scan[SSE_STATS], &target[1], out[1], ml)
+            for s in range(2):
+                if record[s] == NULL:
+                    continue
+                if scan[s]:
+                    # no split went below the target it had, or the best one set it
+                    record[s][f2] = (target[s] if target[s] < before[s] else before[s]) - EPS
+                elif before[s] > EPS:
+                    record[s][f2] = lower[s][f2]
+                else:
+                    record[s][f2] = -INFINITY
+
+    cdef int32_t* _scan_order(self, double* target, double** lower) noexcept nogil:
+        """The features in the order the scan takes them: by how far below a
+        side's target their bounds allow a split (the most first), so that
+        the target falls early and the bounds skip more of the rest."""
+        cdef int32_t* order = &self.scan_order[0]
+        cdef double* key = &self.scan_key[0]
+        cdef double k0, k1, v
+        cdef int f, j
+        for f in range(self.p):
+            k0 = lower[0][f] - target[0] if lower[0] != NULL else -INFINITY
+            k1 = lower[1][f] - target[1] if lower[1] != NULL else -INFINITY
+            v = k0 if k0 < k1 else k1
+            j = f
+            while j > 0 and key[j - 1] > v:
+                key[j] = key[j - 1]
+                order[j] = order[j - 1]
+                j -= 1
+            key[j] = v
+            order[j] = f
+        return order
+
+    cdef void _scan_side(self, SideRow* rows, int nn, int f2, double* tot, double* target, Split1* out,
+                         int ml) noexcept nogil:
+        """One side's best split on feature f2 below ``target[0]`` (its rows
+        in f2's order, its sums ``tot``), written to ``out``.
+
+        Both leaves' error is Q - (ps^2 / pw + rs^2 / rw) for the prefix's
+        weight and sum pw, ps, the rest's rw, rs and the side's total Q of
+        w y^2; it is below t when ps^2 rw + rs^2 pw > (Q - t) pw rw, a test
+        without division.  A slack of 1e-12 Q (far above the rounding of
+        either form) lets every split the exact error would take through,
+        and the exact error, as ``sse_leaf`` computes it, decides."""
+        cdef double* stats = &self.row_stats[0]
+        cdef double* r
+        cdef double W = tot[0], S = tot[1], Q = tot[2]
+        cdef double slack = 1e-12 * Q
+        cdef double pw = 0.0, ps = 0.0, pq = 0.0, rw, rs, a, b, err
+        cdef double bar = Q - target[0] + EPS - slack
+        cdef int k, first = ml if ml > 1 else 1, last = nn - first
+        cdef int32_t prev
+        if first > last:
+            return
+        # splits leave at least ml rows (and one) each side: positions first..last
+        for k in range(first):
+            r = stats + SSE_STATS * rows[k].id
+            pw += r[0]
+            ps += r[1]
+            pq += r[2]
+        prev = rows[first - 1].rank
+        for k in range(first, last + 1):
+            if rows[k].rank != prev:
+                rw = W - pw
+                rs = S - ps
+                if ps * ps * rw + rs * rs * pw > bar * (pw * rw):
+                    a = pq - ps * ps / pw
+                    b = (Q - pq) - rs * rs / rw
                     err = (a if a > 0.0 else 0.0) + (b if b > 0.0 else 0.0)
-                    if err < target[s] - EPS:
-                        target[s] = err
-                        out[s].feature = f2
-                        out[s].lo = prev[s]
-                        out[s].hi = e.rank
-                prev[s] = e.rank
-                cnt[s] += 1
-                r = rows + SSE_STATS * e.id
-                pw[s] += r[0]
-                ps[s] += r[1]
-                pq[s] += r[2]
+                    if err < target[0] - EPS:
+                        target[0] = err
+                        out.feature = f2
+                        out.lo = prev
+                        out.hi = rows[k].rank
+                        if target[0] <= EPS:
+                            return
+                        bar = Q - target[0] + EPS - slack
+            prev = rows[k].rank
+            r = stats + SSE_STATS * rows[k].id
+            pw += r[0]
+            ps += r[1]
+            pq += r[2]
 
     # ---------------------------------------------------------------- partition
 
