@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from optimaltrees.search.diagram.formulation import Milp
+from optimaltrees.search.diagram.interrupts import CtrlC
 
 SOLVERS = ("highs", "gurobi")
 
@@ -55,12 +56,14 @@ PROVE_OPTIONS = {"mip_heuristic_effort": 0.0, "mip_heuristic_run_rins": False, "
 
 def solve(milp: Milp, *, solver: str = "highs", start: np.ndarray | None = None, cutoff: float | None = None,
           time_limit: float | None = None, threads: int = 1, verbose: bool = False,
-          prove: bool = False) -> MilpResult:
-    """``prove``: spend the time on the bound (the start is already good)."""
+          prove: bool = False, ctrl_c: CtrlC | None = None) -> MilpResult:
+    """``prove``: spend the time on the bound (the start is already good).
+    ``ctrl_c``: a SIGINT it records ends a HiGHS solve in its own process
+    as Ctrl-C does, even one whose KeyboardInterrupt Python swallowed."""
     check_solver(solver)
     if solver == "gurobi":
         return _solve_gurobi(milp, start, cutoff, time_limit, threads, verbose, prove)
-    return _solve_highs(milp, start, cutoff, time_limit, threads, verbose, prove)
+    return _solve_highs(milp, start, cutoff, time_limit, threads, verbose, prove, ctrl_c)
 
 
 HARD_STOP_GRACE = 0.25   # seconds past the time limit before a HiGHS process that has not ended is killed
@@ -76,7 +79,7 @@ def _process_context():
     return multiprocessing.get_context("fork" if sys.platform.startswith("linux") else "spawn")
 
 
-def _solve_highs(milp, start, cutoff, time_limit, threads, verbose, prove=False) -> MilpResult:
+def _solve_highs(milp, start, cutoff, time_limit, threads, verbose, prove=False, ctrl_c=None) -> MilpResult:
     """HiGHS in a child process, killed at the limit.
 
     HiGHS polls its interrupt callbacks (and its own time_limit) only in
@@ -121,6 +124,8 @@ def _solve_highs(milp, start, cutoff, time_limit, threads, verbose, prove=False)
                 got.status = f"solver process ended abnormally (exit code {proc.exitcode})"
             if got.status is None and hard_stop is not None and time.perf_counter() > hard_stop:
                 got.status = "time_limit"
+            if got.status is None and ctrl_c is not None and ctrl_c.seen:
+                got.status = "interrupted"
     except KeyboardInterrupt:
         got.status = "interrupted"
     finally:

@@ -25,6 +25,7 @@ from optimaltrees.search.diagram.formulation import (BUILD_RATE, MAX_MILP_NONZER
                                                      check_milp_size, milp_size, placement_from_vector, sides_from_vector,
                                                      start_vector)
 from optimaltrees.search.diagram.heuristic import Points, Settings, heuristic, node_penalty, objective, prune
+from optimaltrees.search.diagram.interrupts import CtrlC, watch_ctrl_c
 from optimaltrees.search.diagram.skeleton import Placement, Skeleton, constant_placement
 from optimaltrees.search.diagram.solve import MilpResult, solve
 from optimaltrees.search.diagram.sat_nodes import integral_counts, node_error_bounds
@@ -427,13 +428,27 @@ def train_diagram(enc: Encoding, skeleton: Skeleton, settings: Settings, *, dead
     The exact tree searches get ``tree_time`` seconds: their trees, laid on
     the skeleton, compete with the heuristic's diagram as the MILP's start,
     and (univariate splits) their error bounds bound every diagram: the MILP
-    gets them as cuts, and a start that meets the bound is proven at once."""
+    gets them as cuts, and a start that meets the bound is proven at once.
+
+    Ctrl-C ends the phase it lands in and skips the rest, also when Python
+    swallowed its KeyboardInterrupt (:mod:`.interrupts`)."""
+    with watch_ctrl_c() as ctrl_c:
+        return _train_diagram(enc, skeleton, settings, deadline=deadline, solver=solver,
+                              heuristic_time=heuristic_time, rng=rng, threads=threads, verbose=verbose,
+                              tree_time=tree_time, ctrl_c=ctrl_c)
+
+
+def _train_diagram(enc: Encoding, skeleton: Skeleton, settings: Settings, *, deadline: float | None,
+                   solver: str, heuristic_time: float, rng: np.random.Generator, threads: int,
+                   verbose: bool, tree_time: float, ctrl_c: CtrlC) -> TrainResult:
+    """:func:`train_diagram` under a watch for Ctrl-C."""
     start = time.perf_counter()
     points = enc.points
     multivariate = not enc.univariate
     say = _Say(verbose, start)
     heur, heur_obj, interrupted = heuristic(points, skeleton, settings, time_budget=heuristic_time,
                                             random_state=rng, deadline=deadline)
+    interrupted = interrupted or ctrl_c.seen
     if not fairness_holds(points, skeleton, heur, settings):
         # predicting one class for everyone satisfies demographic parity
         options = [constant_placement(skeleton, points.X.shape[1], c) for c in range(skeleton.n_classes)]
@@ -488,6 +503,7 @@ def train_diagram(enc: Encoding, skeleton: Skeleton, settings: Settings, *, dead
                 floor, cuts = objective_bound(by_nodes, n, skeleton, settings), hull_cuts(by_nodes, n)
         except KeyboardInterrupt:
             interrupted = True
+        interrupted = interrupted or ctrl_c.seen
         if know is not None:
             say(f"exact trees ({know.seconds:.2f} s): {'; '.join(_search_text(r) for r in know.searches)}"
                 + (f"; fewer than {know.tests_needed} tests leave an error" if know.tests_needed > 1 else "")
@@ -521,11 +537,13 @@ def train_diagram(enc: Encoding, skeleton: Skeleton, settings: Settings, *, dead
             left = None if deadline is None else deadline - time.perf_counter()
             if left is not None and left < MIN_SOLVE_SECONDS:
                 raise OutOfTime
+            if ctrl_c.seen:
+                raise KeyboardInterrupt
             say(f"MILP: {milp.n_cols:,} variables, {milp.n_rows:,} constraints, {int(milp.A.nnz):,} "
                 f"nonzeros; {solver} for {'as long as it takes' if left is None else f'up to {left:.1f} s'}"
                 " (its log follows)")
             res = solve(milp, solver=solver, start=x0, cutoff=best_obj + 1e-7, time_limit=left,
-                        threads=threads, verbose=verbose, prove=cuts != [] or floor > 0)
+                        threads=threads, verbose=verbose, prove=cuts != [] or floor > 0, ctrl_c=ctrl_c)
         except OutOfTime:
             skipped = "time_limit"
         except KeyboardInterrupt:
