@@ -41,3 +41,28 @@ def instances(draw, max_n=12, max_features=3, max_classes=6, min_n=1, pool=None)
     else:
         y = np.array(["cls_%d" % c for c in codes])
     return X, y
+
+
+@st.composite
+def regression_instances(draw, max_n=10, max_features=3):
+    """Small regression data: float, 0/1 or 0-3 columns, constant features,
+    duplicate rows, and targets shifted and spread from 1e-9 to 1e100."""
+    n = draw(st.integers(1, max_n))
+    p = draw(st.integers(1, max_features))
+    elem = st.sampled_from(draw(st.sampled_from([FLOAT_POOL, [0.0, 1.0], [0.0, 1.0, 2.0, 3.0]])))
+    cols = []
+    for _ in range(p):
+        if draw(st.integers(0, 5)) == 0:                       # a constant feature
+            cols.append([draw(elem)] * n)
+        else:
+            cols.append(draw(st.lists(elem, min_size=n, max_size=n)))
+    X = np.array(cols, dtype=np.float64).T.reshape(n, p)
+    if draw(st.integers(0, 4)) == 0 and n > 1:                 # duplicate rows
+        X[n // 2:] = X[: n - n // 2]
+    base = draw(st.sampled_from([0.0, 5.0, -3.0, 1e6, 1e15]))
+    spread = draw(st.sampled_from([1.0, 1e-3, 1e3, 1e-9, 1e100]))
+    if abs(base) > 0 and spread / abs(base) < 1e-12:
+        spread = abs(base) * 1e-6                             # a spread the targets can still hold
+    codes = draw(st.lists(st.integers(-3, 3), min_size=n, max_size=n))
+    y = base + spread * np.array(codes, dtype=np.float64)
+    return X, y

@@ -15,36 +15,10 @@ from sklearn.datasets import load_diabetes
 from sklearn.tree import DecisionTreeRegressor
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from instances import SETTINGS
+from instances import SETTINGS, regression_instances
 from oracle import brute_force_sse, recompute_sse
 
 from optimaltrees import OptimalTreeRegressor, RegressionTree
-
-POOL = [-2.5, -1.0, 0.0, 0.1, 0.2, 0.30000000000000004, 1.0, 3.75, 1e3]
-
-
-@st.composite
-def regression_instances(draw, max_n=10, max_features=3):
-    n = draw(st.integers(1, max_n))
-    p = draw(st.integers(1, max_features))
-    elem = st.sampled_from(draw(st.sampled_from([POOL, [0.0, 1.0], [0.0, 1.0, 2.0, 3.0]])))
-    cols = []
-    for _ in range(p):
-        if draw(st.integers(0, 5)) == 0:                       # a constant feature
-            cols.append([draw(elem)] * n)
-        else:
-            cols.append(draw(st.lists(elem, min_size=n, max_size=n)))
-    X = np.array(cols, dtype=np.float64).T.reshape(n, p)
-    if draw(st.integers(0, 4)) == 0 and n > 1:                 # duplicate rows
-        X[n // 2:] = X[: n - n // 2]
-    base = draw(st.sampled_from([0.0, 5.0, -3.0, 1e6, 1e15]))
-    spread = draw(st.sampled_from([1.0, 1e-3, 1e3, 1e-9, 1e100]))
-    if abs(base) > 0 and spread / abs(base) < 1e-12:
-        spread = abs(base) * 1e-6                             # a spread the targets can still hold
-    codes = draw(st.lists(st.integers(-3, 3), min_size=n, max_size=n))
-    y = base + spread * np.array(codes, dtype=np.float64)
-    return X, y
-
 
 def _rounding(y, predicted):
     """What the naive sum of (prediction - y)^2 may be off by: each leaf mean

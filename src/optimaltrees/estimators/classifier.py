@@ -14,6 +14,7 @@ from sklearn.utils._param_validation import StrOptions
 from optimaltrees.data.validation import check_class_labels, check_fit_weights, warn_numeric_classes
 from optimaltrees.estimators._base import (DEFAULT_TIME_LIMIT, TREE_SEARCH_CONSTRAINTS, ClusterParamMixin,
                                            EncodedTreeMixin, encode_for_fit, progress_reporting, validate_params)
+from optimaltrees.estimators._path import PathMixin
 from optimaltrees.model.summary import FitSummary, objective_tolerance, relative_gap, status_text
 from optimaltrees.search.contree import leaf_result, search_tree
 from optimaltrees.search.distributed import check_cluster
@@ -38,7 +39,7 @@ def check_cost_matrix(cost_matrix, n_classes: int | None = None) -> np.ndarray:
 
 
 
-class OptimalTreeClassifier(ClusterParamMixin, EncodedTreeMixin, ClassifierMixin, BaseEstimator):
+class OptimalTreeClassifier(ClusterParamMixin, PathMixin, EncodedTreeMixin, ClassifierMixin, BaseEstimator):
     """Decision tree with the fewest training errors among all trees of bounded depth.
 
     The search (ConTree: dynamic programming with branch-and-bound over every
@@ -345,6 +346,7 @@ class OptimalTreeClassifier(ClusterParamMixin, EncodedTreeMixin, ClassifierMixin
         # costs and gaps are fractions of the data: of its rows, or of its weight
         n = X.shape[0] if weight is None else float(weight.sum())
         node_cost = float(self.complexity_cost) * n
+        self._node_cost_unit = n
         with progress_reporting(self) as (callback, every):
             result = leaf_result(encoder.n_tests_, y_index, self.n_classes_, start, weight,
                                  interrupted=stopped == "Ctrl-C") if stopped else search_tree(

@@ -12,6 +12,7 @@ from sklearn.utils.validation import column_or_1d
 
 from optimaltrees.estimators._base import (DEFAULT_TIME_LIMIT, TREE_SEARCH_CONSTRAINTS, ClusterParamMixin,
                                            EncodedTreeMixin, encode_for_fit, progress_reporting, validate_params)
+from optimaltrees.estimators._path import PathMixin
 from optimaltrees.model.summary import FitSummary, relative_gap, status_text
 from optimaltrees.search.distributed import check_cluster
 from optimaltrees.search.regression import scale_targets, search_regression_tree
@@ -21,7 +22,7 @@ from optimaltrees.search.regression import scale_targets, search_regression_tree
 TOLERANCE = 1e-9
 
 
-class OptimalTreeRegressor(ClusterParamMixin, EncodedTreeMixin, RegressorMixin, BaseEstimator):
+class OptimalTreeRegressor(ClusterParamMixin, PathMixin, EncodedTreeMixin, RegressorMixin, BaseEstimator):
     """Regression tree with the least squared error among all trees of bounded depth.
 
     The classifier's search (dynamic programming with branch-and-bound over
@@ -183,6 +184,7 @@ class OptimalTreeRegressor(ClusterParamMixin, EncodedTreeMixin, RegressorMixin, 
         kept = slice(None) if weight is None else weight > 0
         sst = scale_targets(y[kept], None if weight is None else weight[kept]).total_sse
         self.total_sse_ = sst
+        self._node_cost_unit = sst
         with progress_reporting(self) as (callback, every):
             result = search_regression_tree(
                 X, y, int(self.max_depth),
