@@ -15,16 +15,18 @@ import importlib
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from optimaltrees.estimators import (DecisionDiagramClassifier, OptimalTreeClassifier, OptimalTreeRegressor,
-                                         SATTreeClassifier)
+    from optimaltrees.estimators import (DecisionDiagramClassifier, OptimalTreeClassifier, OptimalTreeClassifierCV,
+                                         OptimalTreeRegressor, OptimalTreeRegressorCV, SATTreeClassifier)
     from optimaltrees.model import DecisionDiagram, FitSummary, RegressionTree, Tree, export_text
 
 __version__ = "0.1.0"
 __all__ = ["DecisionDiagram", "DecisionDiagramClassifier", "FitSummary", "OptimalTreeClassifier",
-           "OptimalTreeRegressor", "RegressionTree", "SATTreeClassifier", "Tree", "export_text", "__version__"]
+           "OptimalTreeClassifierCV", "OptimalTreeRegressor", "OptimalTreeRegressorCV", "RegressionTree",
+           "SATTreeClassifier", "Tree", "export_text", "__version__"]
 
 _HOME = {"DecisionDiagramClassifier": "optimaltrees.estimators", "OptimalTreeClassifier": "optimaltrees.estimators",
          "SATTreeClassifier": "optimaltrees.estimators", "OptimalTreeRegressor": "optimaltrees.estimators",
+         "OptimalTreeClassifierCV": "optimaltrees.estimators", "OptimalTreeRegressorCV": "optimaltrees.estimators",
          "DecisionDiagram": "optimaltrees.model", "RegressionTree": "optimaltrees.model",
          "FitSummary": "optimaltrees.model", "Tree": "optimaltrees.model", "export_text": "optimaltrees.model"}
 

@@ -2,6 +2,7 @@
 
   optimaltrees fit DATA --depth 3 --out model.json     learn a model, print it, save it
   optimaltrees fit DATA --task regression              a regression tree (default: chosen from the label)
+  optimaltrees cv DATA --depth 4 --out model.json      choose depth and node cost by cross-validation
   optimaltrees predict model.json DATA                 predict (and score, if DATA has the label)
   optimaltrees show model.json [--dot | --png F]       print or draw a saved model
   optimaltrees bench SUITE                             reproduce the papers' experiments on Dask
@@ -29,7 +30,7 @@ TASKS = ("auto", "classification", "regression")
 #: count: ``optimaltrees.data.validation.MANY_NUMERIC_CLASSES``, not imported
 #: here because it loads scikit-learn, and --help loads nothing heavy)
 MANY_CLASSES = 50
-COMMANDS = ("fit", "predict", "show", "bench")
+COMMANDS = ("fit", "cv", "predict", "show", "bench")
 
 
 class CliError(Exception):
@@ -91,14 +92,8 @@ def _data_options(p: argparse.ArgumentParser, label_help: str) -> None:
                         "detected in files not separated by commas)")
 
 
-def _fit_parser(sub) -> None:
-    from optimaltrees.search.strategies import SCHEDULES, STRATEGIES
-
-    p = sub.add_parser("fit", help=_HELP["fit"],
-                       description="Learn a model from DATA, print it with its training accuracy (a "
-                                   "regression tree: R^2 and squared error), proof status and gap, and "
-                                   "optionally save it (--out) or draw it (--png). It first prints which "
-                                   "task it fits (--task) and why.")
+def _training_options(p: argparse.ArgumentParser) -> None:
+    """What fit and cv read: the data file, its label, weights, and the task."""
     p.add_argument("data", metavar="DATA", help="CSV or whitespace-separated data file")
     _data_options(p, "label column: name or index (negative counts from the end); default: a column "
                      "named y/label/class/target, else the first column of a whitespace file, else the last")
@@ -113,6 +108,41 @@ def _fit_parser(sub) -> None:
                    help=f"classification (each label value a class) or regression (a numeric label; "
                         f"--method tree only); auto (default): regression when the label is numeric and "
                         f"holds a non-integer or more than {MANY_CLASSES} distinct values, else classification")
+
+
+def _cv_parser(sub) -> None:
+    p = sub.add_parser("cv", help=_HELP["cv"],
+                       description="Choose the depth (1 to --depth) and the node cost of an optimal tree by "
+                                   "k-fold cross-validation: each fold and depth costs one exact "
+                                   "cost-complexity path, which holds the optimal tree at every node cost. "
+                                   "Prints every candidate's mean validation score (accuracy; a regression "
+                                   "tree: R^2) and the chosen tree, and optionally saves it (--out).")
+    _training_options(p)
+    p.add_argument("--depth", "--max-depth", dest="depth", type=int, default=3,
+                   help="the deepest depth tried (default 3)")
+    p.add_argument("--folds", type=int, default=5, help="number of folds (default 5; stratified for classes)")
+    p.add_argument("--select", choices=("best", "1se"), default="best",
+                   help="best: the best mean score (default); 1se: the fewest leaves within one standard "
+                        "error of it")
+    p.add_argument("--time-limit", type=_seconds,
+                   help="seconds for the whole search (default 60), or 'none'; paths the limit stops keep "
+                        "their best trees, with a warning")
+    p.add_argument("--jobs", type=int, help="processes that search folds side by side (-1: every core)")
+    p.add_argument("--verbose", action="store_true", help="one line per path on stdout")
+    p.add_argument("--out", help="save the chosen model to this JSON file")
+    p.add_argument("--png", help="draw the chosen tree to this image (.png, .svg or .pdf)")
+    p.set_defaults(method="tree")
+
+
+def _fit_parser(sub) -> None:
+    from optimaltrees.search.strategies import SCHEDULES, STRATEGIES
+
+    p = sub.add_parser("fit", help=_HELP["fit"],
+                       description="Learn a model from DATA, print it with its training accuracy (a "
+                                   "regression tree: R^2 and squared error), proof status and gap, and "
+                                   "optionally save it (--out) or draw it (--png). It first prints which "
+                                   "task it fits (--task) and why.")
+    _training_options(p)
     p.add_argument("--method", choices=METHODS, default="tree",
                    help="tree: optimal tree of bounded depth (ConTree search, default); sat: smallest "
                         "perfect tree by SAT; diagram: optimal decision diagram by MILP")
@@ -187,10 +217,11 @@ def _bench_parser(sub) -> None:
 
 
 _HELP = {"fit": "learn a classification or regression tree, or a diagram, from a data file",
+         "cv": "choose an optimal tree's depth and node cost by cross-validation",
          "predict": "predict with a saved model",
          "show": "print or draw a saved model",
          "bench": "run a benchmark suite: the papers' experiments, or a cross-validation sweep"}
-_BUILDERS = {"fit": _fit_parser, "predict": _predict_parser, "show": _show_parser, "bench": _bench_parser}
+_BUILDERS = {"fit": _fit_parser, "cv": _cv_parser, "predict": _predict_parser, "show": _show_parser, "bench": _bench_parser}
 
 
 def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
@@ -214,7 +245,7 @@ def build_parser(argv: list[str] | None = None) -> argparse.ArgumentParser:
 # ------------------------------------------------------------------ checks before any work
 
 #: what each estimator parameter is called on the command line
-FLAGS = {"max_depth": "--depth", "time_limit": "--time-limit", "search": "--strategy", "schedule": "--schedule",
+FLAGS = {"max_depth": "--depth", "time_limit": "--time-limit", "cv": "--folds", "n_jobs": "--jobs", "search": "--strategy", "schedule": "--schedule",
          "objective": "--objective", "skeleton": "--skeleton", "splits": "--splits", "alpha": "--alpha"}
 
 #: picture formats matplotlib writes (the extension of --png picks one)
@@ -388,7 +419,7 @@ def _task_words(message: str) -> str:
     return message.replace("use OptimalTreeRegressor", "use --task regression")
 
 
-def _fit(model, X, y, sample_weight=None) -> None:
+def _fit(model, X, y, sample_weight=None, command: str = "fit") -> None:
     """model.fit, with its errors and warnings in the command line's words."""
     import warnings
 
@@ -409,7 +440,7 @@ def _fit(model, X, y, sample_weight=None) -> None:
         text = _task_words(flag_words(str(w.message)))
         if text not in seen:
             seen.add(text)
-            _warn("fit", text)
+            _warn(command, text)
 
 
 def _status_lines(model, X, y, weight=None) -> list[str]:
@@ -514,12 +545,9 @@ def _draw_trace(model, path: str) -> None:
     print(f"anytime curve written to {path}")
 
 
-def cmd_fit(args) -> int:
-    check_output("--out", args.out, inputs=(args.data,))
-    check_output("--png", args.png, picture=True, inputs=(args.data,))
-    check_output("--trace-png", args.trace_png, picture=True, inputs=(args.data,))
-    if args.trace_png and args.method == "sat":
-        raise CliError("--trace-png: the sat method keeps no anytime curve (tree and diagram do)")
+def _training_table(args):
+    """The data file read for fit or cv: the table (without --drop and
+    --weight columns) and the weights; the task chosen and printed."""
     if args.task == "regression":
         _check_regression(args)          # before reading the data
     table = _read(args.data, args.label, args.header, args, allow_missing=args.method == "tree")
@@ -537,26 +565,89 @@ def cmd_fit(args) -> int:
     if args.task == "regression":
         _check_regression(args, table.y, table.label, auto=auto)
     print(line)
+    return table, weight
+
+
+def _save(model, path: str, table) -> None:
+    """Save the model with what predict needs to read a file like the training one."""
+    from optimaltrees.io import save_model
+
+    # kept beside the model (not in it)
+    try:
+        save_model(model, path, metadata={"label": table.label, "columns": [str(c) for c in table.X.columns]})
+    except OSError as exc:
+        raise CliError(f"--out {path}: cannot write it ({exc.strerror or exc})") from None
+    print(f"model saved to {path}")
+
+
+def cmd_fit(args) -> int:
+    check_output("--out", args.out, inputs=(args.data,))
+    check_output("--png", args.png, picture=True, inputs=(args.data,))
+    check_output("--trace-png", args.trace_png, picture=True, inputs=(args.data,))
+    if args.trace_png and args.method == "sat":
+        raise CliError("--trace-png: the sat method keeps no anytime curve (tree and diagram do)")
+    table, weight = _training_table(args)
     model = _estimator(args)
     X = _inputs(args.method, table)
     _fit(model, X, table.y, weight)
     print(model.export_text())
     print("\n".join(_status_lines(model, X, table.y, weight)))
     if args.out:
-        from optimaltrees.io import save_model
-
-        # what predict needs to read a file like this one, kept beside the model (not in it)
-        try:
-            save_model(model, args.out,
-                       metadata={"label": table.label, "columns": [str(c) for c in table.X.columns]})
-        except OSError as exc:
-            raise CliError(f"--out {args.out}: cannot write it ({exc.strerror or exc})") from None
-        print(f"model saved to {args.out}")
+        _save(model, args.out, table)
     if args.png:
         _draw(model, args.png, X)
     if args.trace_png:
         _draw_trace(model, args.trace_png)
     return 0
+
+
+def cmd_cv(args) -> int:
+    check_output("--out", args.out, inputs=(args.data,))
+    check_output("--png", args.png, picture=True, inputs=(args.data,))
+    table, weight = _training_table(args)
+    if args.task == "regression":
+        from optimaltrees import OptimalTreeRegressorCV as Search
+
+        options = {}
+    else:
+        from optimaltrees import OptimalTreeClassifierCV as Search
+
+        options = {"class_weight": args.class_weight}
+    if args.time_limit is not None:
+        options["time_limit"] = None if args.time_limit == NO_LIMIT else args.time_limit
+    search = Search(max_depth=args.depth, cv=args.folds, select=args.select, n_jobs=args.jobs,
+                    verbose=args.verbose, **options)
+    _fit(search, table.X, table.y, weight, command="cv")
+    print("\n".join(_cv_lines(search)))
+    model = search.best_estimator_
+    print(model.export_text())
+    print("\n".join(_status_lines(model, table.X, table.y, weight)))
+    if args.out:
+        _save(model, args.out, table)
+    if args.png:
+        _draw(model, args.png, table.X)
+    return 0
+
+
+def _cv_lines(search) -> list[str]:
+    """The candidates' table (the chosen one marked) and the choice."""
+    res = search.cv_results_
+    k = search.n_splits_
+    score = "R^2" if search.scoring is None and not hasattr(search, "classes_") else "score"
+    if search.scoring is None and hasattr(search, "classes_"):
+        score = "accuracy"
+    lines = [f"{'':2}{'depth':>5} {'node cost':>10} {'leaves':>6} {'mean ' + score:>14} {'std':>7} "
+             f"{'proven folds':>12}"]
+    for j, params in enumerate(res["params"]):
+        proven = sum(bool(res[f"split{i}_proven"][j]) for i in range(k))
+        lines.append(f"{'*' if j == search.best_index_ else '':2}{params['max_depth']:>5} "
+                     f"{params['complexity_cost']:>10.4g} {res['n_leaves'][j]:>6} "
+                     f"{res['mean_test_score'][j]:>14.4f} {res['std_test_score'][j]:>7.4f} {proven:>9}/{k}")
+    best = search.best_params_
+    lines.append(f"chosen ({search.select}, {k} folds): depth {best['max_depth']}, node cost "
+                 f"{best['complexity_cost']:.4g}, {res['n_leaves'][search.best_index_]} leaves, mean {score} "
+                 f"{search.best_score_:.4f}; cross-validation took {search.fit_time_:.2f} s")
+    return lines
 
 
 def _load(path: str):
@@ -718,7 +809,7 @@ def cmd_bench(args) -> int:
     return 0
 
 
-RUN = {"fit": cmd_fit, "predict": cmd_predict, "show": cmd_show, "bench": cmd_bench}
+RUN = {"fit": cmd_fit, "cv": cmd_cv, "predict": cmd_predict, "show": cmd_show, "bench": cmd_bench}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -281,7 +281,7 @@ def test_help_and_usage_errors(capsys):
     with pytest.raises(SystemExit) as exc:
         main(["fit"])
     assert exc.value.code == 2
-    for cmd in ("fit", "predict", "show", "bench"):
+    for cmd in ("fit", "cv", "predict", "show", "bench"):
         with pytest.raises(SystemExit):
             main([cmd, "--help"])
         assert "usage: optimaltrees" in capsys.readouterr().out

@@ -35,7 +35,7 @@ def _run(argv: list[str]) -> tuple[subprocess.CompletedProcess, list[str]]:
     return out, json.loads(out.stdout.splitlines()[-1])
 
 
-@pytest.mark.parametrize("argv", [["--help"], ["--version"], ["fit", "--help"], ["predict", "--help"],
+@pytest.mark.parametrize("argv", [["--help"], ["--version"], ["fit", "--help"], ["cv", "--help"], ["predict", "--help"],
                                   ["show", "--help"], ["bench", "--help"], ["bench", "cv", "--help"]])
 def test_help_and_version_load_no_heavy_module(argv):
     """What makes --help slow is importing scikit-learn, pandas, matplotlib or
@@ -51,7 +51,7 @@ def test_python_dash_m_help(tmp_path):
     out = subprocess.run([sys.executable, "-m", "optimaltrees", "--help"], capture_output=True, text=True,
                          env=env, timeout=120)
     assert out.returncode == 0 and "optimaltrees fit DATA" in out.stdout
-    for command in ("fit", "predict", "show", "bench"):
+    for command in ("fit", "cv", "predict", "show", "bench"):
         assert command in out.stdout
 
 

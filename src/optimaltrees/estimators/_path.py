@@ -73,13 +73,16 @@ def complexity_path(estimator, X, y, sample_weight=None) -> Bunch:
     unit = top.estimator._node_cost_unit
     takeover = {}                     # id(tree) -> the fit at the cost where the next piece takes over
     if top.nodes == 0:
-        return _path_bunch([top], takeover, top, unit, False)
+        stop = bool(top.estimator.interrupted_)
+        return _path_bunch([top], takeover, top, unit, stop, stop)
     leaf = _fit_at(estimator, X, y, sample_weight, 0.0, deadline, max_depth=0)
     # objectives this close are equal (the estimators' own tolerance, in the loss's scale)
     tol = 1e-9 * max(unit, leaf.loss, 1e-300)
     pieces = [top, leaf]              # the envelope's trees, most nodes first
     pending = [(top, leaf)]
-    cut = False
+    cut = interrupted = top.estimator.interrupted_
+    if cut:
+        pending = []
     while pending:
         a, b = pending.pop()
         if b.loss <= a.loss + tol:
@@ -92,16 +95,20 @@ def complexity_path(estimator, X, y, sample_weight=None) -> Bunch:
             break
         cost = _crossing(a, b, unit)
         t = _fit_at(estimator, X, y, sample_weight, cost, deadline)
+        if t.estimator.interrupted_:
+            cut = interrupted = True     # Ctrl-C: keep what is known, fit nothing more
+            break
         line = a.loss + cost * unit * a.nodes
         if t.estimator.objective_ < line - tol and b.nodes < t.nodes < a.nodes:
             pieces.insert(pieces.index(b), t)
             pending += [(t, b), (a, t)]
         else:
             takeover[id(a)] = t       # (not proven if the fit was stopped: the flags say so)
-    return _path_bunch(pieces, takeover, top, unit, cut)
+    return _path_bunch(pieces, takeover, top, unit, cut, interrupted)
 
 
-def _path_bunch(pieces: list[_Fit], takeover: dict, top: _Fit, unit: float, cut: bool) -> Bunch:
+def _path_bunch(pieces: list[_Fit], takeover: dict, top: _Fit, unit: float, cut: bool,
+                interrupted: bool = False) -> Bunch:
     """The envelope as the path's arrays: piece i is optimal from
     ``complexity_costs[i]`` until the next; proven when the fits at both
     ends proved their optimum."""
@@ -117,7 +124,10 @@ def _path_bunch(pieces: list[_Fit], takeover: dict, top: _Fit, unit: float, cut:
             break                      # the path stopped here: the rest is unknown
         start = end
     pieces = pieces[:len(costs)]
-    if cut or not all(proven):
+    if interrupted:
+        warnings.warn("cost_complexity_path interrupted (Ctrl-C): the path holds the trees found so far",
+                      RuntimeWarning, stacklevel=3)
+    elif cut or not all(proven):
         warnings.warn("cost_complexity_path: the time limit stopped some fits before their proof; "
                       "the path holds the best trees found, and `proven` marks which are optimal",
                       UserWarning, stacklevel=3)
@@ -129,6 +139,7 @@ def _path_bunch(pieces: list[_Fit], takeover: dict, top: _Fit, unit: float, cut:
         lower_bounds=np.array(bounds, dtype=np.float64),
         proven=np.array(proven, dtype=bool),
         estimators=[p.estimator for p in pieces],
+        interrupted=bool(interrupted),
     )
 
 
@@ -173,6 +184,9 @@ class PathMixin:
               (False where the time limit stopped a fit first).
             - ``estimators``: the fitted estimators, each fitted at a cost
               where its tree is optimal (its own ``complexity_cost``).
+
+            and ``interrupted``, True when Ctrl-C stopped the path (with a
+            ``RuntimeWarning``; the trees found so far are kept).
 
         Raises
         ------
