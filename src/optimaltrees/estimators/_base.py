@@ -351,6 +351,72 @@ class EncodedTreeMixin(FittedTreeMixin):
         tags.input_tags.allow_nan = True       # missing values are searched, not imputed
         return tags
 
+    def to_sklearn(self):
+        """Return the fitted tree as scikit-learn's own estimator.
+
+        A fitted ``DecisionTreeClassifier`` (``DecisionTreeRegressor`` for
+        the regressor) whose ``tree_`` holds this tree, so that
+        scikit-learn's ``plot_tree``, ``export_text`` and
+        ``export_graphviz``, SHAP's ``TreeExplainer``, dtreeviz and
+        skl2onnx take it; it predicts what this model predicts
+        (``predict``, ``predict_proba``, ``apply`` up to node numbering),
+        missing values included (``missing_go_to_left``).
+
+        scikit-learn reads values as float32: each threshold becomes the
+        float32 nearest to ours, so every value seen in training routes as
+        here (a split where a training value above the threshold rounds to
+        it in float32 is refused, naming the column), and any other value
+        does unless it lies within half a float32 spacing above a threshold.
+        Values beyond float32's range (about 3.4e38) are refused by
+        scikit-learn's trees.  With categorical columns the result is a
+        ``Pipeline``: a ``ColumnTransformer`` writes one column per tree
+        column (numeric columns as they are; each categorical test as
+        ``OrdinalEncoder`` codes, its tested values first and a missing
+        value NaN), then the tree, whose categorical splits send the tested
+        values left.
+
+        Returns
+        -------
+        DecisionTreeClassifier, DecisionTreeRegressor or Pipeline
+            Fitted, predicting as this model.
+
+        Raises
+        ------
+        ValueError
+            A cost matrix (scikit-learn's leaves predict their most frequent
+            class), or a split float32 cannot reproduce.
+        """
+        from sklearn.pipeline import Pipeline
+        from sklearn.utils.validation import check_is_fitted
+
+        from optimaltrees.model.sklearn_tree import category_codes, code_thresholds, sklearn_tree
+
+        check_is_fitted(self, "tree_")
+        tree = self.tree_
+        if getattr(tree, "cost_matrix", None) is not None:
+            raise ValueError("to_sklearn: this tree's leaves predict their cheapest class under cost_matrix, "
+                             "and scikit-learn's trees predict the most frequent one")
+        encoder = getattr(self, "encoder_", None)
+        numeric = (np.ones(tree.n_features, dtype=bool) if encoder is None
+                   else np.array([t.kind == "value" for t in encoder.tests_]))
+        for node in getattr(self, "_float32_mismatches", []):      # (a model file does not keep them)
+            if numeric[tree.feature[node]]:
+                name = self._export_labels(4, None)["feature_names"]
+                column = int(tree.feature[node]) if name is None else repr(str(name[tree.feature[node]]))
+                raise ValueError(f"to_sklearn: feature {column} splits at {float(tree.threshold[node])!r}, between "
+                                 "training values that float32, in which scikit-learn's trees read values, "
+                                 "cannot tell apart (or beyond its range)")
+        classes = self.classes_ if self._predicts_classes else None
+        names = getattr(self, "feature_names_in_", None)
+        if encoder is None:
+            return sklearn_tree(tree, classes=classes, feature_names=names)
+        codes, members = category_codes(encoder.tests_, encoder.n_features_in_, names)
+        column = np.where(tree.feature >= 0, tree.feature, 0)
+        coded = (tree.feature >= 0) & ~numeric[column]
+        thresholds = np.where(coded, code_thresholds(tree.threshold, members[column]), np.nan)
+        return Pipeline([("columns", codes),
+                         ("tree", sklearn_tree(tree, classes=classes, flip=coded, thresholds=thresholds))])
+
 
 def encode_for_fit(estimator, X, y, start: float, *, subsets: bool = False, targets=None):
     """``fit``'s input: X through the estimator's categorical encoder (when

@@ -15,6 +15,7 @@ from optimaltrees.data.validation import check_class_labels, check_fit_weights, 
 from optimaltrees.estimators._base import (DEFAULT_TIME_LIMIT, TREE_SEARCH_CONSTRAINTS, ClusterParamMixin,
                                            EncodedTreeMixin, encode_for_fit, progress_reporting, validate_params)
 from optimaltrees.estimators._path import PathMixin
+from optimaltrees.model.sklearn_tree import float32_mismatches
 from optimaltrees.model.summary import FitSummary, objective_tolerance, relative_gap, status_text
 from optimaltrees.search.contree import leaf_result, search_tree
 from optimaltrees.search.distributed import check_cluster
@@ -390,6 +391,7 @@ class OptimalTreeClassifier(ClusterParamMixin, PathMixin, EncodedTreeMixin, Clas
                 f"internal error: lower bound {result.lower_bound} exceeds objective {objective}"
             )
         self.tree_ = tree
+        self._float32_mismatches = float32_mismatches(tree.feature, tree.threshold, X)   # (for to_sklearn)
         self.train_error_ = errors
         self.objective_ = objective
         # a bound is never below 0 nor above the objective (rounding may put it just outside)

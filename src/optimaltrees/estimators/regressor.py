@@ -13,6 +13,7 @@ from sklearn.utils.validation import column_or_1d
 from optimaltrees.estimators._base import (DEFAULT_TIME_LIMIT, TREE_SEARCH_CONSTRAINTS, ClusterParamMixin,
                                            EncodedTreeMixin, encode_for_fit, progress_reporting, validate_params)
 from optimaltrees.estimators._path import PathMixin
+from optimaltrees.model.sklearn_tree import float32_mismatches
 from optimaltrees.model.summary import FitSummary, relative_gap, status_text
 from optimaltrees.search.distributed import check_cluster
 from optimaltrees.search.regression import scale_targets, search_regression_tree
@@ -209,6 +210,7 @@ class OptimalTreeRegressor(ClusterParamMixin, PathMixin, EncodedTreeMixin, Regre
             raise RuntimeError(f"internal error: search reported objective {result.objective}, "
                                f"its tree scores {objective}")
         self.tree_ = tree
+        self._float32_mismatches = float32_mismatches(tree.feature, tree.threshold, X)   # (for to_sklearn)
         self.train_error_ = errors
         self.objective_ = objective
         self.lower_bound_ = min(max(result.lower_bound, 0.0), objective)
