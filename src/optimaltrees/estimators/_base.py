@@ -225,6 +225,61 @@ class FittedTreeMixin:
         labels = self._labels(decimals, feature_names)
         return export_tree_dot(self.tree_, class_names=self._class_names(), decimals=decimals, **labels)
 
+    def _code_tests(self):
+        """The Boolean tests the tree's columns answer (None: the tree reads the input columns)."""
+        encoder = getattr(self, "encoder_", None)
+        return None if encoder is None else encoder.tests_
+
+    def export_code(self, language: str = "python", *, feature_names=None, function_name: str = "predict") -> str:
+        """Return the fitted tree as code with no dependency that predicts as ``predict``.
+
+        The model's encoding is compiled into the comparisons: the code
+        reads the raw columns (categories as their values, missing values
+        as None, NaN, NULL), and a missing value takes the side the search
+        chose.  Literals read back exactly (floats as Python's ``repr``, C's
+        hexadecimal floats, SQL's shortest round-trip decimals; text quoted
+        and escaped), so the code runs nothing but comparisons.
+
+        Parameters
+        ----------
+        language : {"python", "sql", "c"}, default="python"
+            "python": ``def predict(x)`` over a sequence of one row's values
+            (None or NaN: missing), returning the label or value.  "sql": a
+            ``CASE`` expression over the columns, named by
+            ``feature_names`` and quoted (NULL: missing), for a ``SELECT``.
+            "c": ``predict(const double *x, const char *const *s)``, numeric
+            column i in ``x[i]`` (NaN: missing) and text column i in ``s[i]``
+            (NULL: missing), returning the class's index in ``classes_``
+            (an ``int``) or the value (a ``double``).
+        feature_names : list of str or None, default=None
+            Column names for SQL (and the comments); None: the names seen
+            in ``fit``, else ``x0``, ``x1``, ...
+        function_name : str, default="predict"
+            Name of the Python or C function.
+
+        Returns
+        -------
+        str
+            The source code.
+
+        Raises
+        ------
+        ValueError
+            An unknown language, or a category or label the language cannot
+            write (not text, a finite number or a Boolean; text with NUL).
+        """
+        from optimaltrees.model.code_export import tree_code
+
+        check_is_fitted(self, "tree_")
+        n = self.n_features_in_
+        names = feature_names if feature_names is not None else getattr(self, "feature_names_in_", None)
+        names = [f"x{i}" for i in range(n)] if names is None else [str(v) for v in names]
+        if len(names) != n:
+            raise ValueError(f"export_code: feature_names has {len(names)} names for {n} columns")
+        classes = self.classes_ if self._predicts_classes else None
+        return tree_code(self.tree_, language, tests=self._code_tests(), classes=classes, names=names,
+                         function_name=function_name)
+
     def get_depth(self) -> int:
         """Return the depth of the fitted tree.
 

@@ -705,6 +705,10 @@ class SATTreeClassifier(FittedTreeMixin, ClassifierMixin, BaseEstimator):
         return ""
 
     # -- prediction (FittedTreeMixin) ------------------------------------------------
+    def _code_tests(self):
+        """The binarizer's tests: the tree's columns answer them."""
+        return self.binarizer_.tests_
+
     def _tree_input(self, X) -> np.ndarray:
         return self.binarizer_.transform(X, owner=type(self).__name__).astype(np.float64)
 
