@@ -1,4 +1,5 @@
 """Build the compiled search engine (Cython, C++) during ``pip install``."""
+import os
 import platform
 
 from Cython.Build import cythonize
@@ -32,10 +33,15 @@ extensions = [
     )
 ]
 
+# the modules are translated and compiled side by side, one per core
+JOBS = os.cpu_count() or 1
+
 setup(
     ext_modules=cythonize(
         extensions,
         include_path=["src"],
+        nthreads=JOBS,
         compiler_directives={"language_level": 3, "boundscheck": False, "wraparound": False},
     ),
+    options={"build_ext": {"parallel": JOBS}},
 )
