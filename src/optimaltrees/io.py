@@ -367,3 +367,41 @@ def load_model(path: str | Path, *, with_metadata: bool = False):
     except ValueError as exc:   # JSONDecodeError, UnicodeDecodeError, an int of too many digits
         raise ValueError(f"{path}: not a JSON model file ({exc})") from None
     return model_from_dict(data, with_metadata=with_metadata)
+
+
+#: the library's types a fitted estimator may hold, as skops names them
+SKOPS_TYPES = (
+    "optimaltrees.estimators.classifier.OptimalTreeClassifier",
+    "optimaltrees.estimators.regressor.OptimalTreeRegressor",
+    "optimaltrees.estimators.sat.SATTreeClassifier",
+    "optimaltrees.estimators.diagram.DecisionDiagramClassifier",
+    "optimaltrees.estimators.cv.OptimalTreeClassifierCV",
+    "optimaltrees.estimators.cv.OptimalTreeRegressorCV",
+    "optimaltrees.model.tree.Tree",
+    "optimaltrees.model.regression_tree.RegressionTree",
+    "optimaltrees.model.diagram.DecisionDiagram",
+    "optimaltrees.model.summary.FitSummary",
+    "optimaltrees.anytime.TracePoint",
+    "optimaltrees.data.binarize.Binarizer",
+    "optimaltrees.data.binarize.BooleanTest",
+    "sklearn.utils._bunch.Bunch",        # the CV estimators' paths
+)
+
+
+def skops_trusted_types() -> list[str]:
+    """Return the types to trust when ``skops.io`` loads an estimator of this library.
+
+    ``skops.io.load(path, trusted=skops_trusted_types())`` loads a file that
+    ``skops.io.dump`` wrote of any fitted estimator of the library.  skops
+    rebuilds these objects from their attributes without importing or
+    running anything the file names, but it does not check the attributes
+    against each other as :func:`load_model` does (a tree's structure, the
+    classes, the feature counts): for files from elsewhere, the JSON model
+    files of :func:`save_model` are the format that is checked.
+
+    Returns
+    -------
+    list of str
+        Fully qualified type names, as ``skops.io.get_untrusted_types`` lists them.
+    """
+    return list(SKOPS_TYPES)

@@ -34,7 +34,7 @@ def _folds(n, k, seed):
 def _fold_tree(search, depth, fold, cost):
     """The estimator the search scored for (depth, fold, cost): looked up here
     independently of the search's own lookup."""
-    path = search._fold_paths[(depth, fold)]
+    path = search._fold_paths[depth][fold]
     i = int(np.flatnonzero(path.complexity_costs <= cost)[-1])
     return path.estimators[i]
 

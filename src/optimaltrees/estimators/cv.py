@@ -160,7 +160,8 @@ class _TreeCV(BaseEstimator):
             raise KeyboardInterrupt("cross-validation interrupted before any depth was searched on every fold")
         self._select(paths, depths, grid, X, y_arr, w, folds)
         self.paths_ = {d: paths[(d, -1)] for d in depths}
-        self._fold_paths = {key: path for key, path in paths.items() if key[1] >= 0}   # (for inspection and tests)
+        # depth -> each fold's path (for inspection and tests)
+        self._fold_paths = {d: [paths[(d, i)] for i in range(len(folds))] for d in depths}
         stopped = [key for key, path in paths.items() if key[0] in depths and not path.proven.all()]
         if interrupted:
             warnings.warn("cross-validation interrupted (Ctrl-C): the selection is over depths "
