@@ -472,6 +472,48 @@ class EncodedTreeMixin(FittedTreeMixin):
         return Pipeline([("columns", codes),
                          ("tree", sklearn_tree(tree, classes=classes, flip=coded, thresholds=thresholds))])
 
+    def to_onnx(self):
+        """Return the fitted tree as an ONNX model, for onnxruntime and other ONNX runtimes.
+
+        A ``TreeEnsembleRegressor`` of domain ``ai.onnx.ml`` version 3 with
+        double thresholds finds each row's leaf, so every split compares
+        exactly as here and a missing value (NaN) goes where the search sent
+        it; the label, probabilities or value are then read from double
+        tables of the nodes (ONNX's classifier operator would round
+        probabilities to float32 and pick a binary label by its own rule).  Numeric data is one
+        double input ``X`` of shape (n, n_features).  With categorical
+        columns there is one input per column, named as in ``fit``
+        (``x0``, ``x1``, ... for an array), of shape (n, 1): strings for a
+        column of text categories (the empty string is a missing value),
+        doubles otherwise (NaN missing); a category unseen in training takes
+        the ``!=`` side, as in ``predict``.  Outputs: ``label`` and
+        ``probabilities`` (the leaf's class frequencies) for the
+        classifier (doubles), ``variable`` for the regressor.  Needs the ``onnx``
+        package (``pip install ".[interop]"``).
+
+        Returns
+        -------
+        onnx.ModelProto
+            Checked by ``onnx.checker``; ``model.SerializeToString()`` is the file.
+
+        Raises
+        ------
+        ValueError
+            Class labels that are neither integers nor text, or categories
+            ONNX cannot read as one column type.
+        """
+        from sklearn.utils.validation import check_is_fitted
+
+        from optimaltrees.model.onnx_export import tree_onnx
+
+        check_is_fitted(self, "tree_")
+        encoder = getattr(self, "encoder_", None)
+        names = getattr(self, "feature_names_in_", None)
+        names = [f"x{i}" for i in range(self.n_features_in_)] if names is None else [str(v) for v in names]
+        return tree_onnx(self.tree_, tests=None if encoder is None else encoder.tests_,
+                         n_columns=self.n_features_in_, names=names,
+                         classes=self.classes_ if self._predicts_classes else None)
+
 
 def encode_for_fit(estimator, X, y, start: float, *, subsets: bool = False, targets=None):
     """``fit``'s input: X through the estimator's categorical encoder (when
