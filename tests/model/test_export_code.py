@@ -4,11 +4,7 @@ row and on random rows, with missing values, categories and text that
 Python, SQL or C must escape; what they cannot carry is refused."""
 from __future__ import annotations
 
-import ctypes
-import math
 import shutil
-import sqlite3
-import subprocess
 
 import numpy as np
 import pandas as pd
@@ -19,63 +15,13 @@ from sklearn.datasets import load_breast_cancer
 from instances import SETTINGS, instances
 
 from optimaltrees import OptimalTreeClassifier, OptimalTreeRegressor, SATTreeClassifier
+from optimaltrees.bench.fits_exports import run_c, run_python, run_sql
 from optimaltrees.data import load_mouse
 
 HOSTILE = ["red", "gr'een\"", "blue\n", "grey??=", "x'); DROP TABLE t; --", "ünï ☃", "a\\b", "*/ end", "\t"]
 
 
-def _rows(X) -> list[list]:
-    """One Python list per row, a missing cell as None (text) or NaN (numbers)."""
-    frame = X if isinstance(X, pd.DataFrame) else pd.DataFrame(X)
-    out = []
-    for row in frame.itertuples(index=False):
-        out.append([None if (not isinstance(v, (float, np.floating)) and pd.isna(v)) else v for v in row])
-    return out
-
-
-def run_python(code: str, X) -> np.ndarray:
-    namespace: dict = {}
-    exec(compile(code, "<export_code>", "exec"), namespace)      # the code under test
-    return np.array([namespace["predict"](row) for row in _rows(X)], dtype=object)
-
-
-def run_sql(code: str, X, names) -> np.ndarray:
-    db = sqlite3.connect(":memory:")
-    quoted = ", ".join('"' + n.replace('"', '""') + '"' for n in names)
-    db.execute(f"CREATE TABLE t ({quoted})")
-    rows = [[None if isinstance(v, float) and math.isnan(v) else (v.item() if isinstance(v, np.generic) else v)
-             for v in row] for row in _rows(X)]
-    db.executemany(f"INSERT INTO t VALUES ({', '.join('?' * len(names))})", rows)
-    return np.array([r[0] for r in db.execute(f"SELECT {code} FROM t ORDER BY rowid")], dtype=object)
-
-
-def _library(code: str, tmp_path):
-    """``code`` compiled and loaded: a new file name each time, as the
-    loader hands back a library it has loaded under the same name."""
-    stem = f"tree{len(list(tmp_path.glob('*.c')))}"
-    source, lib = tmp_path / f"{stem}.c", tmp_path / f"{stem}.so"
-    source.write_text(code)
-    subprocess.run(["cc", "-std=c99", "-O1", "-Wall", "-Werror", "-shared", "-fPIC", "-o", str(lib), str(source),
-                    "-lm"], check=True, capture_output=True)
-    return ctypes.CDLL(str(lib))
-
-
-def run_c(code: str, X, tmp_path, text_columns=()) -> np.ndarray:
-    f = _library(code, tmp_path).predict
-    f.argtypes = [ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_char_p)]
-    out = []
-    for row in _rows(X):
-        p = len(row)
-        row = [None if isinstance(v, float) and math.isnan(v) else v for v in row]
-        nums = (ctypes.c_double * p)(*[float("nan") if j in text_columns or v is None else float(v)
-                                       for j, v in enumerate(row)])
-        texts = (ctypes.c_char_p * p)(*[(None if v is None else str(v).encode()) if j in text_columns else None
-                                        for j, v in enumerate(row)])
-        out.append(f(nums, texts))
-    return np.array(out)
-
-
-def _check_all(model, X, tmp_path, names, text_columns=(), c_restype=ctypes.c_int):
+def _check_all(model, X, tmp_path, names, text_columns=()):
     expected = model.predict(X)
     np.testing.assert_array_equal(run_python(model.export_code("python"), X), expected)
     sql = run_sql(model.export_code("sql", feature_names=names), X, names)
@@ -143,15 +89,7 @@ def test_regressor(tmp_path):
         np.testing.assert_array_equal(run_python(model.export_code("python"), rows).astype(float), expected)
         np.testing.assert_array_equal(run_sql(model.export_code("sql", feature_names=names), rows, names)
                                       .astype(float), expected)
-        np.testing.assert_array_equal(_c_double(model.export_code("c"), rows, tmp_path), expected)
-
-
-def _c_double(code, X, tmp_path):
-    f = _library(code, tmp_path).predict
-    f.argtypes = [ctypes.POINTER(ctypes.c_double), ctypes.POINTER(ctypes.c_char_p)]
-    f.restype = ctypes.c_double
-    p = X.shape[1]
-    return np.array([f((ctypes.c_double * p)(*row), (ctypes.c_char_p * p)()) for row in X])
+        np.testing.assert_array_equal(run_c(model.export_code("c"), rows, tmp_path, value=True), expected)
 
 
 def test_sat_tree_on_integer_categories(tmp_path):

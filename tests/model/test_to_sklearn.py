@@ -183,3 +183,17 @@ def test_skl2onnx_converts_the_exported_tree():
     session = rt.InferenceSession(onx.SerializeToString(), providers=["CPUExecutionProvider"])
     label = session.run(None, {session.get_inputs()[0].name: X.astype(np.float32)})[0]
     np.testing.assert_array_equal(label, model.predict(X))
+
+
+def test_dtreeviz_reads_the_exported_tree(capsys):
+    dtreeviz = pytest.importorskip("dtreeviz")
+    X, y = load_bank()
+    model = OptimalTreeClassifier(max_depth=2).fit(X, y)
+    names = ["variance", "skewness", "curtosis", "entropy"]
+    viz = dtreeviz.model(model.to_sklearn(), X_train=X, y_train=y, feature_names=names, target_name="forged",
+                         class_names=["genuine", "forged"])
+    viz.leaf_sizes(display_type="text")          # (drawing needs Graphviz's program; the model is read without it)
+    sizes = [int(line.split()[3]) for line in capsys.readouterr().out.splitlines() if line.startswith("leaf ")]
+    assert sizes == model.tree_.n_node_samples[model.tree_.feature < 0].tolist()
+    root = names[model.tree_.feature[0]]
+    assert root in viz.explain_prediction_path(X[0])
