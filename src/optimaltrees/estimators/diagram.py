@@ -634,6 +634,88 @@ class DecisionDiagramClassifier(ClassifierMixin, BaseEstimator):
         return export_diagram_dot(self.diagram_, self._names(feature_names), list(self.classes_), decimals,
                                   self._split_labels(feature_names))
 
+    # -- exports, through the diagram unfolded to a tree -----------------------
+    def _unfolded(self):
+        """An ``OptimalTreeClassifier`` holding the diagram unfolded to a tree
+        (:meth:`DecisionDiagram.unfold`), with this model's encoder and
+        classes: it predicts as this diagram, and exports as a tree does."""
+        from optimaltrees.estimators.classifier import OptimalTreeClassifier
+
+        check_is_fitted(self, "diagram_")
+        tree = OptimalTreeClassifier()
+        tree.tree_ = self.diagram_.unfold()
+        tree.encoder_ = getattr(self, "encoder_", None)
+        tree.classes_, tree.n_classes_ = self.classes_, len(self.classes_)
+        tree.n_features_in_ = self.n_features_in_
+        if hasattr(self, "feature_names_in_"):
+            tree.feature_names_in_ = self.feature_names_in_
+        return tree
+
+    def to_sklearn(self):
+        """Return the diagram unfolded to scikit-learn's ``DecisionTreeClassifier``.
+
+        A node reached by several paths is copied once per path (up to
+        2^depth leaves); see :meth:`OptimalTreeClassifier.to_sklearn` for
+        the float32 thresholds and the ``Pipeline`` of categorical columns
+        (no training values are kept to check the float32 reading against).
+
+        Returns
+        -------
+        DecisionTreeClassifier or Pipeline
+            Fitted, predicting as this diagram.
+
+        Raises
+        ------
+        ValueError
+            A diagram with hyperplanes of several features (no tree form).
+        """
+        return self._unfolded().to_sklearn()
+
+    def to_onnx(self):
+        """Return the diagram unfolded to a tree, as an ONNX model.
+
+        See :meth:`OptimalTreeClassifier.to_onnx`; the probabilities are one-hot
+        on the class, as this diagram's.
+
+        Returns
+        -------
+        onnx.ModelProto
+            Predicting as this diagram in onnxruntime.
+
+        Raises
+        ------
+        ValueError
+            A diagram with hyperplanes of several features (no tree form).
+        """
+        return self._unfolded().to_onnx()
+
+    def export_code(self, language: str = "python", *, feature_names=None, function_name: str = "predict") -> str:
+        """Return the diagram unfolded to a tree, as Python, SQL or C code.
+
+        See :meth:`OptimalTreeClassifier.export_code`.
+
+        Parameters
+        ----------
+        language : {"python", "sql", "c"}, default="python"
+            The language of the code.
+        feature_names : list of str or None, default=None
+            Column names for SQL and the comments.
+        function_name : str, default="predict"
+            Name of the Python or C function.
+
+        Returns
+        -------
+        str
+            The source code.
+
+        Raises
+        ------
+        ValueError
+            A diagram with hyperplanes of several features, or what the
+            language cannot write.
+        """
+        return self._unfolded().export_code(language, feature_names=feature_names, function_name=function_name)
+
     # -- the tree API of scikit-learn, read for a diagram ------------------------
     @property
     def n_classes_(self) -> int:

@@ -416,6 +416,77 @@ class DecisionDiagram:
                 lo = mid
         return value(hi) if increasing else value(lo)
 
+    def _original_units(self, u: int) -> tuple[np.ndarray, float, np.ndarray]:
+        """Node u's hyperplane on the original features: (coefficients,
+        right-hand side, the features it uses)."""
+        # coef . ((x - offset) * scale) >= b  <=>  sum_j (coef_j scale_j) x_j >= b + sum_j coef_j scale_j offset_j
+        raw = self.coef[u] * self.scale
+        return raw, float(self.threshold[u] + np.dot(raw, self.offset)), np.flatnonzero(np.abs(raw) > 0)
+
+    def univariate_rule(self, u: int) -> tuple[int, bool, float | None, bool]:
+        """Node u's one-feature test as (feature j, increasing, cut, always):
+        positive iff ``x_j >= cut`` (``increasing``) or ``x_j <= cut``, found
+        with the node's own rule (:meth:`_cut`); ``cut`` None when no finite
+        value changes the side, ``always`` then telling whether it is the
+        positive one.  A ValueError for a hyperplane of several features."""
+        raw, b, used = self._original_units(u)
+        if len(used) > 1:
+            raise ValueError(f"node {u} splits on {len(used)} features at once (a hyperplane), "
+                             "which no threshold on one feature writes")
+        always = bool(self._side(np.array([u]), self.scale_input(np.zeros((1, self.n_features))))[0])
+        if len(used) == 0:
+            return 0, True, None, always
+        j = int(used[0])
+        increasing = bool(raw[j] > 0)
+        with np.errstate(over="ignore"):      # a tiny coefficient: an infinite guess, which _cut handles
+            guess = b / raw[j]
+        return j, increasing, self._cut(u, j, increasing, guess), always
+
+    def unfold(self):
+        """Return the diagram as a :class:`~optimaltrees.model.tree.Tree`
+        routing every row to the same class.
+
+        A node reached by several paths is copied once per path, so the tree
+        can hold up to 2^depth leaves.  Each one-feature test becomes the
+        threshold where the node's own rule flips (``x <= t`` the left
+        side); a leaf holds 1 for its terminal's class.  A diagram with
+        hyperplanes of several features has no such tree (ValueError).
+
+        Returns
+        -------
+        Tree
+            Over the diagram's columns; missing values are not part of a
+            diagram (its estimator refuses them).
+        """
+        from optimaltrees.model.tree import Tree
+
+        feature, threshold, left, right, value = [], [], [], [], []
+
+        def visit(target: int) -> int:
+            me = len(feature)
+            feature.append(-1), threshold.append(0.0), left.append(-1), right.append(-1)
+            value.append(np.zeros(self.n_classes))
+            if target >= self.n_nodes:
+                value[me][target - self.n_nodes] = 1.0
+                return me
+            j, increasing, cut, always = self.univariate_rule(target)
+            neg, pos = int(self.negative[target]), int(self.positive[target])
+            if cut is None:                      # one side for every value: that side's subtree here
+                del feature[me], threshold[me], left[me], right[me], value[me]
+                return visit(pos if always else neg)
+            # increasing: positive iff x >= cut, so x <= the float below cut is the negative side
+            feature[me] = j
+            threshold[me] = float(np.nextafter(cut, -np.inf)) if increasing else float(cut)
+            left[me] = visit(neg if increasing else pos)
+            right[me] = visit(pos if increasing else neg)
+            value[me] = value[left[me]] + value[right[me]]
+            return me
+
+        visit(0 if self.n_nodes else self.n_nodes)
+        return Tree(feature=feature, threshold=threshold, children_left=left, children_right=right,
+                    value=np.array(value), n_features=self.n_features,
+                    missing_left=np.zeros(len(feature), dtype=bool))
+
     def split_text(self, u: int, feature_names: Sequence[str] | None = None,
                    decimals: int = 4, split_labels=None) -> tuple[str, str]:
         """Return node u's two conditions in the original feature units.
@@ -446,21 +517,13 @@ class DecisionDiagram:
             The (negative, positive) conditions.
         """
         name = (lambda j: str(feature_names[j])) if feature_names is not None else (lambda j: f"x[{j}]")
-        # coef . ((x - offset) * scale) >= b  <=>  sum_j (coef_j scale_j) x_j >= b + sum_j coef_j scale_j offset_j
-        raw = self.coef[u] * self.scale
-        b = float(self.threshold[u] + np.dot(raw, self.offset))
-        used = np.flatnonzero(np.abs(raw) > 0)
+        raw, b, used = self._original_units(u)
         fmt = f".{decimals}g"
         if len(used) == 0:
             return ("always", "never") if b > 0 else ("never", "always")
         if len(used) == 1:
-            j = int(used[0])
-            increasing = bool(raw[j] > 0)
-            with np.errstate(over="ignore"):      # a tiny coefficient: an infinite guess, which _cut handles
-                guess = b / raw[j]
-            cut = self._cut(u, j, increasing, guess)
+            j, increasing, cut, always = self.univariate_rule(u)
             if cut is None:      # no finite value changes the side
-                always = self._side(np.array([u]), self.scale_input(np.zeros((1, self.n_features))))[0]
                 return ("never", "always") if always else ("always", "never")
             labels = None if split_labels is None else split_labels[j]
             if labels is not None and 0.0 < cut <= 1.0 and increasing:      # 1 positive, 0 not

@@ -149,6 +149,8 @@ def category_codes(tests, n_columns: int, frame_columns=None):
             parts.append((f"t{i}", "passthrough", [column]))
             sizes.append(0)
             continue
+        if test.kind not in ("equals", "in"):
+            raise ValueError(f"column {test.name!r}: a test of kind {test.kind!r} has no column of codes")
         members = list(test.value) if test.kind == "in" else [test.value]
         if any(m is None for m in members):
             raise ValueError(f"column {test.name!r}: its test separates missing values from its one value, "
