@@ -122,3 +122,15 @@ def depth_two_solver(scans: float, min_rows: int = 0):
 
     with engine_options(histogram_scans=scans, histogram_min_rows=min_rows):
         yield
+
+
+def random_rows(X: np.ndarray, n: int, seed: int, missing: float = 0.0) -> np.ndarray:
+    """``n`` rows a little beyond each column's range of ``X``, a third of
+    the cells copied from X (training values), a share ``missing`` NaN."""
+    rng = np.random.default_rng(seed)
+    lo, hi = np.nanmin(X, axis=0), np.nanmax(X, axis=0)
+    out = rng.uniform(lo - 0.1 * (hi - lo + 1), hi + 0.1 * (hi - lo + 1), size=(n, X.shape[1]))
+    copy = rng.random(out.shape) < 1 / 3
+    out[copy] = X[rng.integers(0, len(X), size=out.shape), np.arange(X.shape[1])][copy]
+    out[rng.random(out.shape) < missing] = np.nan
+    return out

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from sklearn.datasets import load_breast_cancer
 
+from helpers import random_rows
 from instances import SETTINGS, instances
 
 from optimaltrees import OptimalTreeClassifier, OptimalTreeRegressor, SATTreeClassifier
@@ -37,16 +38,6 @@ def _check_all(model, X, tmp_path, names, text_columns=()):
         np.testing.assert_array_equal(model.classes_[got], expected)
 
 
-def _random_numeric(X, n, seed, missing=0.0):
-    rng = np.random.default_rng(seed)
-    lo, hi = np.nanmin(X, axis=0), np.nanmax(X, axis=0)
-    out = rng.uniform(lo - 0.1 * (hi - lo + 1), hi + 0.1 * (hi - lo + 1), size=(n, X.shape[1]))
-    copy = rng.random(out.shape) < 1 / 3
-    out[copy] = X[rng.integers(0, len(X), size=out.shape), np.arange(X.shape[1])][copy]
-    out[rng.random(out.shape) < missing] = np.nan
-    return out
-
-
 def test_numeric_classifier_on_training_and_random_rows(tmp_path):
     X, y = load_breast_cancer(return_X_y=True)
     X = X.copy()
@@ -54,7 +45,7 @@ def test_numeric_classifier_on_training_and_random_rows(tmp_path):
     model = OptimalTreeClassifier(max_depth=3).fit(X, y)
     names = [f"x{i}" for i in range(X.shape[1])]
     _check_all(model, X, tmp_path, names)
-    _check_all(model, _random_numeric(X, 10_000, 1, missing=0.1), tmp_path, names)
+    _check_all(model, random_rows(X, 10_000, 1, missing=0.1), tmp_path, names)
 
 
 def test_categories_with_hostile_text(tmp_path):
@@ -73,7 +64,7 @@ def test_categories_with_hostile_text(tmp_path):
         _check_all(model, X, tmp_path, names, text_columns={0})
         m = 10_000
         new = pd.DataFrame({"col\"our": rng.choice(HOSTILE + ["unseen", None], m),
-                            "size; --": _random_numeric(size.reshape(-1, 1), m, 2, missing=0.1)[:, 0],
+                            "size; --": random_rows(size.reshape(-1, 1), m, 2, missing=0.1)[:, 0],
                             "level": pd.Categorical(rng.choice([1, 2, 3, 4], m))})
         _check_all(model, new, tmp_path, names, text_columns={0})
 
@@ -84,7 +75,7 @@ def test_regressor(tmp_path):
     X[np.random.default_rng(2).random(X.shape) < 0.05] = np.nan
     model = OptimalTreeRegressor(max_depth=3).fit(X, np.nan_to_num(X[:, 0]) * 0.1 + y + np.nan_to_num(X[:, 1]))
     names = ["a", "b", "c", "d", "e"]
-    for rows in (X, _random_numeric(X, 5_000, 3, missing=0.1)):
+    for rows in (X, random_rows(X, 5_000, 3, missing=0.1)):
         expected = model.predict(rows)
         np.testing.assert_array_equal(run_python(model.export_code("python"), rows).astype(float), expected)
         np.testing.assert_array_equal(run_sql(model.export_code("sql", feature_names=names), rows, names)
@@ -104,7 +95,7 @@ def test_sat_tree_on_integer_categories(tmp_path):
 def test_random_instances_in_python_and_sql(inst, depth, seed):
     X, y = inst
     model = OptimalTreeClassifier(max_depth=depth, time_limit=None).fit(X, y)
-    rows = np.vstack([X, _random_numeric(X, 100, seed, missing=0.1)])
+    rows = np.vstack([X, random_rows(X, 100, seed, missing=0.1)])
     expected = model.predict(rows)
     np.testing.assert_array_equal(run_python(model.export_code("python"), rows).astype(str), expected.astype(str))
     names = [f"c{j}" for j in range(X.shape[1])]

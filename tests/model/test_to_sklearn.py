@@ -13,22 +13,11 @@ from sklearn.exceptions import NotFittedError
 from sklearn.pipeline import Pipeline
 from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor, export_graphviz, export_text, plot_tree
 
+from helpers import random_rows
 from instances import SETTINGS, instances
 
 from optimaltrees import OptimalTreeClassifier, OptimalTreeRegressor
 from optimaltrees.data import load_bank
-
-
-def _random_rows(X: np.ndarray, n: int, seed: int, missing: float = 0.0) -> np.ndarray:
-    """Rows inside each column's range, a third of the cells copied from X
-    (training values), and a share of missing cells."""
-    rng = np.random.default_rng(seed)
-    lo, hi = np.nanmin(X, axis=0), np.nanmax(X, axis=0)
-    out = rng.uniform(lo - 0.1 * (hi - lo + 1), hi + 0.1 * (hi - lo + 1), size=(n, X.shape[1]))
-    copy = rng.random(out.shape) < 1 / 3
-    out[copy] = X[rng.integers(0, len(X), size=out.shape), np.arange(X.shape[1])][copy]
-    out[rng.random(out.shape) < missing] = np.nan
-    return out
 
 
 def _same_leaves(a: np.ndarray, b: np.ndarray) -> bool:
@@ -47,7 +36,7 @@ def _agree(model, sk, X) -> None:
 
 
 @pytest.mark.parametrize("depth", [1, 3])
-def test_numeric_classifier_agrees_on_training_and_random_rows(depth):
+def test_numeric_classifier_agrees_on_training_andrandom_rows(depth):
     X, y = load_breast_cancer(return_X_y=True)
     model = OptimalTreeClassifier(max_depth=depth).fit(X, y)
     sk = model.to_sklearn()
@@ -55,7 +44,7 @@ def test_numeric_classifier_agrees_on_training_and_random_rows(depth):
     assert sk.tree_.node_count == model.tree_.node_count and sk.get_depth() == model.tree_.max_depth
     np.testing.assert_array_equal(sk.classes_, model.classes_)
     _agree(model, sk, X)
-    _agree(model, sk, _random_rows(X, 10_000, seed=depth))
+    _agree(model, sk, random_rows(X, 10_000, seed=depth))
 
 
 def test_missing_values_route_as_ours():
@@ -67,7 +56,7 @@ def test_missing_values_route_as_ours():
     assert model.tree_.missing_in_training
     sk = model.to_sklearn()
     _agree(model, sk, X)
-    _agree(model, sk, _random_rows(X, 10_000, seed=1, missing=0.2))
+    _agree(model, sk, random_rows(X, 10_000, seed=1, missing=0.2))
 
 
 def test_categories_and_missing_values_through_the_pipeline():
@@ -87,7 +76,7 @@ def test_categories_and_missing_values_through_the_pipeline():
         _agree(model, sk, X)
         m = 10_000
         new = pd.DataFrame({"colour": rng.choice(["red", "green", "blue", "grey", "purple", np.nan], m),
-                            "size": _random_rows(size.reshape(-1, 1), m, seed=2, missing=0.1)[:, 0],
+                            "size": random_rows(size.reshape(-1, 1), m, seed=2, missing=0.1)[:, 0],
                             "shape": pd.Categorical(rng.choice(["round", "flat", None], m))})
         _agree(model, sk, new)
 
@@ -102,7 +91,7 @@ def test_regressor_and_its_missing_values():
     sk = model.to_sklearn()
     assert isinstance(sk, DecisionTreeRegressor)
     _agree(model, sk, X)
-    _agree(model, sk, _random_rows(X, 10_000, seed=3, missing=0.1))
+    _agree(model, sk, random_rows(X, 10_000, seed=3, missing=0.1))
     np.testing.assert_allclose(sk.tree_.weighted_n_node_samples, model.tree_.node_weight)
 
 
@@ -120,7 +109,7 @@ def test_random_instances_agree(inst, depth, seed):
     model = OptimalTreeClassifier(max_depth=depth, time_limit=None).fit(X, y)
     sk = model.to_sklearn()
     _agree(model, sk, X)
-    _agree(model, sk, _random_rows(X, 200, seed=seed, missing=0.1))
+    _agree(model, sk, random_rows(X, 200, seed=seed, missing=0.1))
 
 
 def test_values_float32_cannot_separate_are_refused():
