@@ -3,6 +3,7 @@ is the optimum at its candidate cost (brute-force oracle), every score is
 that tree's score on the held-out rows, and the choice follows the rule."""
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
 import threading
@@ -229,6 +230,7 @@ def test_processes_give_the_same_search():
     X, y = load_bank()
     one = OptimalTreeClassifierCV(max_depth=2, cv=3, time_limit=None).fit(X, y)
     two = OptimalTreeClassifierCV(max_depth=2, cv=3, time_limit=None, n_jobs=2).fit(X, y)
+    assert multiprocessing.active_children() == []         # the fit's processes end with it
     for key in ("param_complexity_cost", "mean_test_score", "split0_n_leaves", "n_leaves"):
         np.testing.assert_array_equal(one.cv_results_[key], two.cv_results_[key])
     assert one.best_params_ == two.best_params_

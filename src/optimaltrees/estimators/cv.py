@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import time
 import warnings
+from concurrent.futures import ProcessPoolExecutor
 from numbers import Integral
 
 import numpy as np
-from joblib import Parallel, delayed, effective_n_jobs
+from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin, is_classifier
 from sklearn.metrics import check_scoring
 from sklearn.model_selection import check_cv
@@ -197,8 +198,11 @@ class _TreeCV(BaseEstimator):
                 except KeyboardInterrupt:
                     pass          # (Ctrl-C between two fits: the path it cut is lost, the others kept)
             else:
-                done = Parallel(n_jobs=workers)(delayed(_one_path)(base, d, Xi, yi, wi, budget)
-                                                for i, d, Xi, yi, wi in tasks)
+                # a pool of this depth's tasks only: its processes end with it (a reused
+                # pool would leave workers behind the fit)
+                with ProcessPoolExecutor(max_workers=workers) as pool:
+                    done = list(pool.map(_one_path, *zip(*[(base, d, Xi, yi, wi, budget)
+                                                           for i, d, Xi, yi, wi in tasks])))
             for (i, *_), path in zip(tasks, done):
                 paths[(depth, i)] = path
                 if self.verbose:
