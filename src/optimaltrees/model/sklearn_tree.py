@@ -132,9 +132,9 @@ def category_codes(tests, n_columns: int, frame_columns=None):
     raw rows: a numeric column as it is, a categorical test as codes
     (``OrdinalEncoder``: the tested values 0, 1, ..., every other value
     after them, a missing value NaN); and per test its number of tested
-    values (0 for a numeric column).  scikit-learn's encoder knows NaN as
-    missing (pandas' files and categories write it); ``None`` and ``pd.NA``
-    in an object column it codes as an unseen value.
+    values (0 for a numeric column).  scikit-learn's encoder knows NaN and
+    None as missing; ``pd.NA`` (pandas' nullable strings) it codes as an
+    unseen value.
 
     ``tests``: the encoder's ``BooleanTest`` list; ``frame_columns``: the
     DataFrame columns the model was fitted on (None: an array)."""
