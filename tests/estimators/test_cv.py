@@ -21,8 +21,7 @@ from conftest import load_continuous
 from instances import SETTINGS, instances, regression_instances
 from oracle import brute_force_objective, brute_force_sse
 
-from optimaltrees import (OptimalTreeClassifier, OptimalTreeClassifierCV, OptimalTreeRegressor,
-                          OptimalTreeRegressorCV)
+from optimaltrees import OptimalTreeClassifier, OptimalTreeClassifierCV, OptimalTreeRegressorCV
 from optimaltrees.data import load_bank
 
 
