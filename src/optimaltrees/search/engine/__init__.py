@@ -22,7 +22,27 @@ import math
 
 import numpy as np
 
-from optimaltrees.search.engine._bitset import BitsetLayout
+from optimaltrees.search.engine._cpu import cpu_has_popcnt, engine_needs_popcnt
+
+
+def unsupported_cpu_message(needs_popcnt: bool, has_popcnt: bool) -> str | None:
+    """Why this CPU cannot run the compiled engine, or None when it can.
+
+    The modules below would stop the interpreter on an illegal instruction;
+    a message that names the instruction and the portable build is better.
+    """
+    if needs_popcnt and not has_popcnt:
+        return ("optimaltrees' compiled engine was built for CPUs with the POPCNT instruction (x86-64 since "
+                "2009, NumPy's own baseline), which this CPU lacks; build it from source without it: "
+                "OPTIMALTREES_PORTABLE=1 pip install --no-binary optimaltrees optimaltrees")
+    return None
+
+
+_unsupported = unsupported_cpu_message(engine_needs_popcnt(), cpu_has_popcnt())
+if _unsupported is not None:
+    raise ImportError(_unsupported)
+
+from optimaltrees.search.engine._bitset import BitsetLayout  # noqa: E402  (after the CPU check)
 from optimaltrees.search.engine._control import SharedRoot
 from optimaltrees.search.engine._core import Engine, SolveOutcome
 from optimaltrees.search.engine._rules import RULES

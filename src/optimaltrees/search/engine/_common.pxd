@@ -9,25 +9,25 @@ may be fractional (unweighted counts are integers, exact in a double);
 every comparison allows ``EPS``.
 """
 from libc.stdint cimport int32_t, uint64_t
-from posix.time cimport clock_gettime, timespec, CLOCK_MONOTONIC
+
+cdef extern from "optimaltrees/search/engine/_portable.h" nogil:
+    # the platform-specific primitives (GCC/Clang builtins or MSVC intrinsics)
+    int popcount64 "ot_popcount64" (uint64_t w) noexcept
+    int ctz64 "ot_ctz64" (uint64_t w) noexcept    # trailing zero bits (w != 0)
+    int clz64 "ot_clz64" (uint64_t w) noexcept    # leading zero bits (w != 0)
+    # a hint to load p's cache line ahead of a random access (rows visited in
+    # one feature's order read other per-row arrays in id order: a miss each)
+    void prefetch "ot_prefetch" (const void* p) noexcept
+    double now "ot_now" () noexcept               # monotonic seconds
+    void sleep_us "ot_sleep_us" (int microseconds) noexcept
 
 cdef extern from *:
     """
     #define OT_EPS 1e-9
     #define OT_FREE (-1.0)
-    static inline int ot_popcount64(unsigned long long w) { return __builtin_popcountll(w); }
-    static inline int ot_ctz64(unsigned long long w) { return __builtin_ctzll(w); }
-    static inline int ot_clz64(unsigned long long w) { return __builtin_clzll(w); }
-    static inline void ot_prefetch(const void* p) { __builtin_prefetch(p, 0, 3); }
     """
     const double EPS "OT_EPS"       # tolerance of every objective comparison
     const double FREE "OT_FREE"     # rule state of a path the rule can no longer cut
-    int popcount64 "ot_popcount64" (uint64_t w) noexcept nogil
-    int ctz64 "ot_ctz64" (uint64_t w) noexcept nogil    # trailing zero bits (w != 0)
-    int clz64 "ot_clz64" (uint64_t w) noexcept nogil    # leading zero bits (w != 0)
-    # a hint to load p's cache line ahead of a random access (rows visited in
-    # one feature's order read other per-row arrays in id order: a miss each)
-    void prefetch "ot_prefetch" (const void* p) noexcept nogil
 
 cdef enum:
     LEAF = 0                  # pool index of the shared leaf node
@@ -74,13 +74,6 @@ cdef struct Cand:             # one candidate split of a node, for the rule stra
     int32_t pos               # left child's size
     int32_t lo                # largest rank sent left
     int32_t hi                # smallest rank sent right
-
-
-cdef inline double now() noexcept nogil:
-    """Monotonic seconds."""
-    cdef timespec ts
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return ts.tv_sec + ts.tv_nsec * 1e-9
 
 
 cdef inline double leaf_errors(double* counts, int K) noexcept nogil:

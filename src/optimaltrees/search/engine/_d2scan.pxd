@@ -96,24 +96,35 @@ cdef extern from *:
        in hundreds of cycles, other vendors are unmeasured); the portable version is a binary search on
        popcounts, whose branches the scan cannot predict.  The choice is made
        at run time (cpuid), so the same build runs on any x86-64 CPU; inline
-       assembly needs no -mbmi2, which would let the compiler use BMI2 anywhere. */
-    #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    #include <cpuid.h>
+       assembly (or MSVC's intrinsic, which needs no flag) needs no -mbmi2,
+       which would let the compiler use BMI2 anywhere. */
+    #include "optimaltrees/search/engine/_portable.h"
+    #if defined(OT_X86_GNU) || defined(OT_X86_MSVC)
     #define OT_HAVE_PDEP 1
     static int ot_pdep_cpu(int fast_only) {
-        unsigned a, b, c, d, family, vendor;
-        if (__get_cpuid_max(0, &vendor) < 7) return 0;
-        __cpuid_count(7, 0, a, b, c, d);
+        unsigned a, b, c, d, family, vendor, top;
+        ot_cpuid(0, 0, &top, &vendor, &c, &d);
+        if (top < 7) return 0;
+        ot_cpuid(7, 0, &a, &b, &c, &d);
         if (!(b & (1u << 8))) return 0;                       /* no BMI2 */
         if (!fast_only) return 1;
         if (vendor == 0x756e6547u) return 1;                  /* "GenuineIntel": fast wherever it exists */
         if (vendor == 0x68747541u) {                          /* "AuthenticAMD": fast from Zen 3 (family 19h) */
-            __cpuid(1, a, b, c, d);
+            ot_cpuid(1, 0, &a, &b, &c, &d);
             family = (a >> 8) & 0xFu;
             if (family == 0xFu) family += (a >> 20) & 0xFFu;
             return family >= 0x19u;
         }
         return 0;            /* Hygon (Zen 1), VIA, Zhaoxin, ...: speed unknown or slow */
+    }
+    static inline unsigned long long ot_pdep64(unsigned long long src, unsigned long long mask) {
+    #if defined(OT_X86_GNU)
+        unsigned long long out;
+        __asm__("pdepq %2, %1, %0" : "=r"(out) : "r"(src), "r"(mask));
+        return out;
+    #else
+        return _pdep_u64(src, mask);
+    #endif
     }
     #else
     #define OT_HAVE_PDEP 0
@@ -123,21 +134,19 @@ cdef extern from *:
         int pos = 0, width = 32, pc;
         if (r < 8) {
             while (r > 0) { m &= m - 1; r--; }
-            return __builtin_ctzll(m);
+            return ot_ctz64(m);
         }
         while (width > 0) {
-            pc = __builtin_popcountll(m & ((1ULL << width) - 1));
+            pc = ot_popcount64(m & ((1ULL << width) - 1));
             if (r >= pc) { r -= pc; m >>= width; pos += width; }
             width >>= 1;
         }
-        return pos + __builtin_ctzll(m);
+        return pos + ot_ctz64(m);
     }
     static inline int ot_select64(unsigned long long m, int r, int use_pdep) {
     #if OT_HAVE_PDEP
         if (use_pdep) {
-            unsigned long long out;
-            __asm__("pdepq %2, %1, %0" : "=r"(out) : "r"(1ULL << r), "r"(m));
-            return __builtin_ctzll(out);
+            return ot_ctz64(ot_pdep64(1ULL << r, m));
         }
     #endif
         return ot_select_portable(m, r);

@@ -4,11 +4,10 @@
 """The root's best-first search (``_root_search.pxd``)."""
 from libc.stdint cimport int32_t
 from libc.math cimport INFINITY
-from posix.unistd cimport usleep
 from libcpp.vector cimport vector
 
 from optimaltrees.search.engine._branch cimport branch_step
-from optimaltrees.search.engine._common cimport EPS, FREE, Node
+from optimaltrees.search.engine._common cimport EPS, FREE, Node, sleep_us
 from optimaltrees.search.engine._control cimport RootShare, share_lock, share_unlock
 from optimaltrees.search.engine._core cimport Engine
 from optimaltrees.search.engine._features cimport order_features
@@ -91,7 +90,7 @@ cdef double search_root(Engine eng, Layout lay, Node* node, int depth, double ub
             share_unlock(lock)
             if busy == 0:
                 break
-            usleep(200)         # another engine may still queue intervals
+            sleep_us(200)       # another engine may still queue intervals
             continue
         # every other step the lowest bound (the proof: the root's bound rises),
         # in between ConTree's order, feature after feature (good trees
