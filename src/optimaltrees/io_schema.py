@@ -578,7 +578,8 @@ _FITTED = {
     OptimalTreeClassifier: {
         **_COMMON, "tree_": _tree, "n_classes_": _size, "objective_": _real, "lower_bound_": _real,
         "timed_out_": _boolean, "interrupted_": _boolean, "stopped_": _boolean,
-        "memory_out_": _boolean, "trace_": _trace, "encoder_": _optional(_binarizer)},
+        "memory_out_": _boolean, "trace_": _trace, "encoder_": _optional(_binarizer),
+        "fewest_nodes_": _boolean},
     SATTreeClassifier: {
         **_COMMON, "tree_": _tree, "binarizer_": _binarizer, "n_classes_": _size,
         "timed_out_": _boolean, "interrupted_": _boolean, "depth_": _non_negative, "n_nodes_": _size,
@@ -672,6 +673,9 @@ def _check_fitted(model, fitted: dict) -> None:
     n_features = fitted["n_features_in_"]
     if fitted.get("n_classes_", n_classes) != n_classes:
         raise ValueError(f"fitted.n_classes_: {fitted['n_classes_']}, but classes_ has {n_classes} labels")
+    if fitted.get("fewest_nodes_") and not fitted.get("is_optimal_"):
+        raise ValueError("fitted.fewest_nodes_: True, but is_optimal_ is not (the fewest nodes are "
+                         "proven only with the optimum)")
     summary = fitted["summary_"]
     if summary.method != _METHOD[type(model)]:
         raise ValueError(f"fitted.summary_: method {summary.method!r}, but the estimator is "

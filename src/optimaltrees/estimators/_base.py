@@ -14,6 +14,7 @@ from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import _num_samples, check_is_fitted
 
 from optimaltrees.anytime import ProgressLine
+from optimaltrees.estimators._tie_break import TieBreak, untie_progress
 from optimaltrees.data.binarize import categorical_encoder
 from optimaltrees.data.validation import (PreparationTimeout, check_fit_data, check_predict_data,  # noqa: F401
                                           check_integer, preparation_clock)  # (check_integer: re-exported)
@@ -552,14 +553,16 @@ def encode_for_fit(estimator, X, y, start: float, *, subsets: bool = False, targ
 
 
 @contextmanager
-def progress_reporting(estimator):
+def progress_reporting(estimator, ties: TieBreak | None = None):
     """The callback a fit gives the search, and how often it is called: the
     live progress line (``verbose``) and the user's ``callback``, the line
-    closed after the search however it ends.  Yields (callback or None, seconds)."""
+    closed after the search however it ends.  ``ties``: the search's
+    tie-break, taken out of what they see.  Yields (callback or None, seconds)."""
     line = ProgressLine(estimator.time_limit) if estimator.verbose else None
     user_callback = estimator.callback
 
     def callback(progress):
+        progress = untie_progress(progress, ties)
         if line is not None:
             line.update(progress)
         if user_callback is not None:

@@ -40,6 +40,10 @@ def _fit_at(estimator, X, y, sample_weight, cost: float, deadline: float | None,
     """A clone of ``estimator`` fitted at node cost ``cost`` (depth
     ``max_depth`` if given) within what is left of the path's time."""
     params = {"complexity_cost": cost, "callback": None, "verbose": False}
+    if "tie_break" in estimator.get_params():
+        # the path needs only whether a tree lies below the line; at ties it
+        # keeps the one with fewer nodes itself (the envelope's rule)
+        params["tie_break"] = "first_found"
     if max_depth is not None:
         params["max_depth"] = max_depth
     if deadline is not None:

@@ -15,6 +15,7 @@ from optimaltrees.data.validation import check_class_labels, check_fit_weights, 
 from optimaltrees.estimators._base import (DEFAULT_TIME_LIMIT, TREE_SEARCH_CONSTRAINTS, ClusterParamMixin,
                                            EncodedTreeMixin, encode_for_fit, progress_reporting, validate_params)
 from optimaltrees.estimators._path import PathMixin
+from optimaltrees.estimators._tie_break import node_tie_break, untie_trace
 from optimaltrees.model.sklearn_tree import float32_mismatches
 from optimaltrees.model.summary import FitSummary, objective_tolerance, relative_gap, status_text
 from optimaltrees.search.contree import leaf_result, search_tree
@@ -166,6 +167,16 @@ class OptimalTreeClassifier(ClusterParamMixin, PathMixin, EncodedTreeMixin, Clas
         through a Dask ``Variable``, and a task lost with its worker is run
         again by Dask.  Same optimum and bound as one thread.  Needs
         ``pip install 'optimaltrees[bench]'``; ``search="exhaustive"`` only.
+    tie_break : {"fewest_nodes", "first_found"}, default="fewest_nodes"
+        Which of several optimal trees (equal objective) to return.
+        ``"fewest_nodes"``: the one with the fewest branch nodes, proven like
+        the objective (``fewest_nodes_``); it costs little where the optimum
+        makes errors, more where many trees make none (a perfect tree proves
+        itself at once, the smallest perfect tree does not).  It needs the
+        objective on a known grid: row weights and costs that are multiples of
+        ``2**-10`` (unweighted data always is), and no ``max_gap``; otherwise
+        ties stay with the search, and ``fewest_nodes_`` is False.
+        ``"first_found"``: whichever optimum the search meets first.
 
     Attributes
     ----------
@@ -191,6 +202,9 @@ class OptimalTreeClassifier(ClusterParamMixin, PathMixin, EncodedTreeMixin, Clas
         fraction: 0.0 when the bound meets the objective, 0.05 for 5 %.
     is_optimal_ : bool
         ``objective_`` is proven optimal.
+    fewest_nodes_ : bool
+        ``tree_`` is proven to have the fewest branch nodes of the trees with
+        its objective (``tie_break="fewest_nodes"``, proven optimal).
     timed_out_ : bool
         The time limit stopped the search.
     interrupted_ : bool
@@ -272,6 +286,7 @@ class OptimalTreeClassifier(ClusterParamMixin, PathMixin, EncodedTreeMixin, Clas
         cost_matrix=None,
         max_bins: int | None = None,
         cluster=None,
+        tie_break: str = "fewest_nodes",
     ) -> None:
         self.max_depth = max_depth
         self.time_limit = time_limit
@@ -290,12 +305,14 @@ class OptimalTreeClassifier(ClusterParamMixin, PathMixin, EncodedTreeMixin, Clas
         self.max_bins = max_bins
         self.cluster = cluster
         self.cost_matrix = cost_matrix
+        self.tie_break = tie_break
 
     _parameter_constraints = {
         **TREE_SEARCH_CONSTRAINTS,
         "categorical_splits": [StrOptions({"one-vs-rest", "subsets"})],
         "class_weight": [StrOptions({"balanced"}), dict, None],
         "cost_matrix": ["array-like", None],
+        "tie_break": [StrOptions({"fewest_nodes", "first_found"})],
     }
 
     def _check_param_combinations(self) -> None:
@@ -348,11 +365,14 @@ class OptimalTreeClassifier(ClusterParamMixin, PathMixin, EncodedTreeMixin, Clas
         n = X.shape[0] if weight is None else float(weight.sum())
         node_cost = float(self.complexity_cost) * n
         self._node_cost_unit = n
-        with progress_reporting(self) as (callback, every):
+        ties = node_tie_break(node_cost, int(self.max_depth), X.shape[0], search_weight, costs) if (
+            self.tie_break == "fewest_nodes" and self.max_gap == 0) else None
+        step = 0.0 if ties is None else ties.step
+        with progress_reporting(self, ties) as (callback, every):
             result = leaf_result(encoder.n_tests_, y_index, self.n_classes_, start, weight,
                                  interrupted=stopped == "Ctrl-C") if stopped else search_tree(
                 X, y_index, self.n_classes_, int(self.max_depth),
-                node_cost=node_cost,
+                node_cost=node_cost + step,
                 max_gap=float(self.max_gap) * n,
                 # above n only the root leaf is allowed either way; keeps the engine's int32
                 min_samples_leaf=int(min(self.min_samples_leaf, X.shape[0])),
@@ -381,12 +401,12 @@ class OptimalTreeClassifier(ClusterParamMixin, PathMixin, EncodedTreeMixin, Clas
         # a bug, and an "optimal" tree that is not optimal must never leave fit.
         tolerance = objective_tolerance(n, 0 if weight is None else X.shape[0]) * (
             1.0 if costs is None else max(1.0, float(costs.max())))
-        if abs(objective - result.objective) > tolerance:
+        if abs(objective + step * tree.n_branch_nodes - result.objective) > tolerance:
             raise RuntimeError(
                 f"internal error: search reported objective {result.objective}, "
                 f"its tree scores {objective}"
             )
-        if result.lower_bound > objective + tolerance:
+        if result.lower_bound > objective + step * tree.n_branch_nodes + tolerance:
             raise RuntimeError(
                 f"internal error: lower bound {result.lower_bound} exceeds objective {objective}"
             )
@@ -394,8 +414,12 @@ class OptimalTreeClassifier(ClusterParamMixin, PathMixin, EncodedTreeMixin, Clas
         self._float32_mismatches = float32_mismatches(tree.feature, tree.threshold, X)   # (for to_sklearn)
         self.train_error_ = errors
         self.objective_ = objective
+        # with a tie-break the search proved the perturbed objective: proven
+        # there is proven here, and its bound less every node's step bounds ours
+        proven = objective + step * tree.n_branch_nodes - result.lower_bound <= tolerance
+        lower_bound = result.lower_bound if ties is None else ties.lower_bound(result.lower_bound)
         # a bound is never below 0 nor above the objective (rounding may put it just outside)
-        self.lower_bound_ = min(max(result.lower_bound, 0.0), objective)
+        self.lower_bound_ = min(max(lower_bound, 0.0), objective)
         self.timed_out_ = result.timed_out
         self.interrupted_ = result.interrupted
         if result.interrupted:
@@ -413,9 +437,10 @@ class OptimalTreeClassifier(ClusterParamMixin, PathMixin, EncodedTreeMixin, Clas
         if result.memory_out:
             warnings.warn(f"memory_limit={self.memory_limit:g} MB reached: the search stopped with the "
                           "best tree found so far, not proven optimal", RuntimeWarning, stacklevel=2)
-        self.trace_ = result.trace
+        self.trace_ = result.trace if ties is None else untie_trace(result.trace, ties)
         stopped_early = result.timed_out or result.interrupted or result.stopped or result.memory_out
-        self.is_optimal_ = (not stopped_early) and objective - self.lower_bound_ <= tolerance
+        self.is_optimal_ = (not stopped_early) and proven
+        self.fewest_nodes_ = self.is_optimal_ and ties is not None
         if self.is_optimal_:
             self.lower_bound_ = objective       # met, up to rounding: report no gap
         self.gap_ = relative_gap(objective, self.lower_bound_)

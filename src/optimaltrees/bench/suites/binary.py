@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from optimaltrees.bench.fits import LIBRARIES, libraries_note, missing_libraries
+from optimaltrees.bench.fits import LIBRARIES, TIE_NOTE, libraries_note, missing_libraries
 from optimaltrees.bench.report import geo_mean, machine_block, markdown_table, time_scatter
 from optimaltrees.bench.runner import Job
 from optimaltrees.bench.common import (BASELINE, OURS, agree_all, baseline_note, check_baseline, data_files, fit_job,
@@ -152,7 +152,8 @@ def report(records: list[dict], args, out_dir: Path) -> str:
     lines = [f"# Exact search on binary data: optimaltrees vs {others}", ""]
     lines += progress_line(records, args)
     lines += [machine_block(args), "",
-              libraries_note([lib for lib in _chosen(args) if lib != BASELINE], getattr(args, "skipped", [])), ""]
+              libraries_note([lib for lib in _chosen(args) if lib != BASELINE], getattr(args, "skipped", [])), "",
+              TIE_NOTE, ""]
     if getattr(args, "baseline", None):
         lines += [baseline_note(args.baseline), ""]
     lines += ["Timings are medians over repeats on a shared 2-core machine: each fit is a fresh process, run one "

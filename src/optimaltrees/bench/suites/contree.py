@@ -22,7 +22,7 @@ from pathlib import Path
 from optimaltrees.bench.common import (BASELINE, OURS, agree, baseline_note, check_baseline, data_files, fit_job,
                                        fmt_err, fmt_gm, fmt_mb, fmt_ratio, fmt_s, progress_line, ratio, side_notes,
                                        summarise)
-from optimaltrees.bench.fits import LIBRARIES, libraries_note, missing_libraries
+from optimaltrees.bench.fits import LIBRARIES, TIE_NOTE, libraries_note, missing_libraries
 from optimaltrees.bench.report import geo_mean, machine_block, markdown_table, time_scatter
 from optimaltrees.bench.runner import Job
 
@@ -134,7 +134,8 @@ def report(records: list[dict], args, out_dir: Path) -> str:
     if args.dry_run:
         lines += [f"**DRY RUN: both sides are {_peer(args)}** (harness self-test, not a result).", ""]
     lines += progress_line(records, args)
-    lines += [machine_block(args), "", libraries_note(sorted(set(sides.values()) - {BASELINE}), skipped), ""]
+    lines += [machine_block(args), "", libraries_note(sorted(set(sides.values()) - {BASELINE}), skipped), "",
+              TIE_NOTE, ""]
     if baseline:
         lines += [baseline_note(baseline), ""]
     if baseline and _jobs(args, OURS) != _jobs(args, BASELINE):

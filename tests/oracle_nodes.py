@@ -1,0 +1,79 @@
+"""Independent brute-force oracle for the fewest-node optimal tree.
+
+Written from the problem definition only; it shares no code with the
+``optimaltrees`` package and must never import it.
+
+Definition implemented here
+---------------------------
+Over all binary, axis-aligned trees of depth <= ``depth`` whose leaves hold
+at least ``min_samples_leaf`` rows of positive weight, minimise the pair::
+
+    (weighted misclassifications + cost_per_node * branching nodes,  branching nodes)
+
+lexicographically: the optimal objective first, then the fewest branching
+nodes among the trees that reach it.  Splits are ``x[f] <= v`` for each
+distinct value ``v`` of the node's rows but the largest (with missing values
+in the column, the missing rows go to either side, and ``v`` also takes
+-inf and the largest value).  Objectives are summed in exact rationals
+(:class:`fractions.Fraction`), so equal objectives compare equal.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+from functools import lru_cache
+
+import numpy as np
+
+
+def brute_force_fewest_nodes(X, y, depth, cost_per_node=0.0, min_samples_leaf=1, sample_weight=None):
+    """(optimal objective, fewest branching nodes among the optimal trees)."""
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    weight = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    keep = weight > 0
+    X, y, weight = X[keep], y[keep], weight[keep]
+    n = len(y)
+    if n > 62:
+        raise ValueError("brute force oracle is meant for tiny data only")
+    w = [Fraction(float(v)) for v in weight]
+    cost = Fraction(float(cost_per_node))
+    labels = list(np.unique(y))
+    class_masks = [sum(1 << i for i in range(n) if y[i] == label) for label in labels]
+
+    split_masks = []
+    for f in range(X.shape[1]):
+        col = X[:, f]
+        nan = sum(1 << i for i in range(n) if math.isnan(col[i]))
+        present = np.unique(col[~np.isnan(col)])
+        values = list(present[:-1]) if nan == 0 else [-math.inf, *present]
+        for v in values:
+            le = sum(1 << i for i in range(n) if not math.isnan(col[i]) and col[i] <= v)
+            split_masks += [le] if nan == 0 else [le, le | nan]
+
+    def mass(mask):
+        return sum((w[i] for i in range(n) if mask >> i & 1), Fraction(0))
+
+    @lru_cache(maxsize=None)
+    def best(mask, d):
+        if mask.bit_count() < min_samples_leaf:
+            return None
+        result = (mass(mask) - max(mass(mask & cm) for cm in class_masks), 0)
+        if d == 0:
+            return result
+        seen = set()
+        for le in split_masks:
+            left, right = mask & le, mask & ~le
+            if left == 0 or right == 0 or left in seen:
+                continue
+            seen.add(left)
+            a, b = best(left, d - 1), best(right, d - 1)
+            if a is None or b is None:
+                continue
+            cand = (a[0] + b[0] + cost, a[1] + b[1] + 1)
+            if cand < result:
+                result = cand
+        return result
+
+    value, nodes = best((1 << n) - 1, int(depth))
+    return float(value), nodes
