@@ -718,3 +718,20 @@ def test_sat_table3_half_splits_train_on_half_and_test_on_a_quarter(tmp_path):
     text = run_suite("sat-table3", args).read_text()
     assert [r["n_train"] for r in _records(out)] == [40, 40]
     assert "2 stratified splits into halves and quarters" in text and "1.6x the paper's rows" not in text
+
+
+def test_binary_suite_measures_the_fewest_node_tie_break_against_the_first_optimum(zero_one, tmp_path):
+    out = tmp_path / "out" / "binary.md"
+    args = _suite_args("binary", ["--data-dir", str(zero_one.parent), "--datasets", "tiny01", "--depths", "3",
+                                  "--repeats", "1", "--baseline", _our_src(), "--tie-break", "fewest_nodes"], out)
+    text = run_suite("binary", args).read_text()
+    records = {r["lib"]: r for r in _records(out)}
+    assert records["optimaltrees"]["tie_break"] == "fewest_nodes"
+    assert records["baseline"]["tie_break"] == "first_found"
+    assert records["optimaltrees"]["error"] == records["baseline"]["error"]
+    assert records["optimaltrees"]["leaves"] <= records["baseline"]["leaves"]
+    assert 'fits with `tie_break="fewest_nodes"` (its default)' in text
+    plain = run_suite("binary", _suite_args("binary", ["--data-dir", str(zero_one.parent), "--datasets", "tiny01",
+                                                      "--depths", "2", "--repeats", "1", "--libs", "optimaltrees"],
+                                            tmp_path / "plain" / "binary.md")).read_text()
+    assert 'fits with `tie_break="first_found"`: like the peers' in plain

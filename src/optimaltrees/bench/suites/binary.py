@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from optimaltrees.bench.fits import LIBRARIES, TIE_NOTE, libraries_note, missing_libraries
+from optimaltrees.bench.fits import LIBRARIES, libraries_note, missing_libraries, tie_note
 from optimaltrees.bench.report import geo_mean, machine_block, markdown_table, time_scatter
 from optimaltrees.bench.runner import Job
 from optimaltrees.bench.common import (BASELINE, OURS, agree_all, baseline_note, check_baseline, data_files, fit_job,
@@ -46,6 +46,9 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--libs", nargs="+", default=[OURS, "pystreed", "pydl85"], choices=list(LIBRARIES), metavar="LIB",
                     help=f"libraries among {', '.join(LIBRARIES)} (default: optimaltrees pystreed pydl85); "
                          "the ratios are optimaltrees over each other one")
+    ap.add_argument("--tie-break", choices=["first_found", "fewest_nodes"], default="first_found",
+                    help="optimaltrees' tie_break (default first_found: the first optimum proven, as the peers "
+                         "and a baseline return); fewest_nodes measures the cost of the fewest-node optimum")
     ap.add_argument("--baseline", metavar="DIR",
                     help="before/after: the libraries become optimaltrees and 'baseline', optimaltrees as found "
                          "in DIR (the src folder of another built checkout), run like ours (replaces --libs)")
@@ -74,7 +77,8 @@ def plan(args, out_dir: Path) -> list[Job]:
                 for pos, lib in enumerate(libs[shift:] + libs[:shift]):
                     key = dict(dataset=name, depth=depth, lib=lib, repeat=rep + 1, order=pos + 1)
                     jobs.append(fit_job(lib, path, depth, args.time_limit, key,
-                                        baseline=getattr(args, "baseline", None)))
+                                        baseline=getattr(args, "baseline", None),
+                                        tie_break=getattr(args, "tie_break", "first_found")))
     args.planned = len(jobs)
     return jobs
 
@@ -153,7 +157,7 @@ def report(records: list[dict], args, out_dir: Path) -> str:
     lines += progress_line(records, args)
     lines += [machine_block(args), "",
               libraries_note([lib for lib in _chosen(args) if lib != BASELINE], getattr(args, "skipped", [])), "",
-              TIE_NOTE, ""]
+              tie_note(getattr(args, "tie_break", "first_found")), ""]
     if getattr(args, "baseline", None):
         lines += [baseline_note(args.baseline), ""]
     lines += ["Timings are medians over repeats on a shared 2-core machine: each fit is a fresh process, run one "

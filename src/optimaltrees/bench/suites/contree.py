@@ -22,7 +22,7 @@ from pathlib import Path
 from optimaltrees.bench.common import (BASELINE, OURS, agree, baseline_note, check_baseline, data_files, fit_job,
                                        fmt_err, fmt_gm, fmt_mb, fmt_ratio, fmt_s, progress_line, ratio, side_notes,
                                        summarise)
-from optimaltrees.bench.fits import LIBRARIES, TIE_NOTE, libraries_note, missing_libraries
+from optimaltrees.bench.fits import LIBRARIES, libraries_note, missing_libraries, tie_note
 from optimaltrees.bench.report import geo_mean, machine_block, markdown_table, time_scatter
 from optimaltrees.bench.runner import Job
 
@@ -56,6 +56,9 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
                     help="n_jobs of optimaltrees (default 1: single-threaded like the peer)")
     ap.add_argument("--dry-run", action="store_true",
                     help="harness self-test: the peer on both sides (not a result)")
+    ap.add_argument("--tie-break", choices=["first_found", "fewest_nodes"], default="first_found",
+                    help="optimaltrees' tie_break (default first_found: the first optimum proven, as the peers "
+                         "and a baseline return); fewest_nodes measures the cost of the fewest-node optimum")
     ap.add_argument("--baseline", metavar="DIR",
                     help="before/after: the peer is optimaltrees as found in DIR (the src folder of another "
                          "built checkout), run like ours; the report's ratios are after/before")
@@ -111,7 +114,8 @@ def plan(args, out_dir: Path) -> list[Job]:
                     key = dict(dataset=name, depth=depth, side=side, lib=lib, repeat=rep + 1, order=pos + 1,
                                time_limit=limit)
                     jobs.append(fit_job(lib, path, depth, limit, key, jobs=_jobs(args, lib),
-                                        kill_after=args.no_limit_timeout, baseline=getattr(args, "baseline", None)))
+                                        kill_after=args.no_limit_timeout, baseline=getattr(args, "baseline", None),
+                                        tie_break=getattr(args, "tie_break", "first_found")))
     args.planned = len(jobs)
     return jobs
 
@@ -135,7 +139,7 @@ def report(records: list[dict], args, out_dir: Path) -> str:
         lines += [f"**DRY RUN: both sides are {_peer(args)}** (harness self-test, not a result).", ""]
     lines += progress_line(records, args)
     lines += [machine_block(args), "", libraries_note(sorted(set(sides.values()) - {BASELINE}), skipped), "",
-              TIE_NOTE, ""]
+              tie_note(getattr(args, "tie_break", "first_found")), ""]
     if baseline:
         lines += [baseline_note(baseline), ""]
     if baseline and _jobs(args, OURS) != _jobs(args, BASELINE):
