@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 SUITES = ("contree", "binary", "anytime", "sat", "sat-table3", "sat-artificial", "diagrams", "cv", "missing", "scale",
-          "regression", "selection", "exports")
+          "regression", "selection", "exports", "tables")
 
 
 def suite_module(name: str):
