@@ -230,12 +230,12 @@ def cart(*, data: str, depth: int, time_limit: float | None = None) -> dict:
                         trace=[[round(clock.seconds, 6), errors, 0.0]])
 
 
-def pycontree(*, data: str, depth: int, time_limit: float | None = None) -> dict:
-    """pycontree's ConTree; exact, so finishing inside its limit means optimal.
-    It has no "no limit" setting, so no limit becomes one that is never reached."""
+def fit_pycontree(X: np.ndarray, y: np.ndarray, depth: int, time_limit: float | None):
+    """pycontree's ConTree fitted on (X, y): (model, clock, whether its limit
+    stopped it). It has no "no limit" setting, so no limit becomes one that
+    is never reached."""
     from pycontree import ConTree
 
-    X, y, _ = load_table(data)
     model = ConTree(max_depth=depth, time_limit=float(time_limit) if time_limit else 1e9)
     with warnings.catch_warnings(record=True) as caught, _Clock() as clock:
         warnings.simplefilter("always")
@@ -244,6 +244,13 @@ def pycontree(*, data: str, depth: int, time_limit: float | None = None) -> dict
     config = getattr(model, "_config", None)
     if config is not None and hasattr(config, "is_within_time_limit"):
         hit = hit or not config.is_within_time_limit()
+    return model, clock, hit
+
+
+def pycontree(*, data: str, depth: int, time_limit: float | None = None) -> dict:
+    """pycontree's ConTree; exact, so finishing inside its limit means optimal."""
+    X, y, _ = load_table(data)
+    model, clock, hit = fit_pycontree(X, y, depth, time_limit)
     errors = int((model.predict(X) != y).sum())
     return _tree_record(X, errors, clock, optimal=not hit, timed_out=hit)
 

@@ -93,7 +93,7 @@ def table_fit(*, data: str, kind: str, lib: str, depth: int, time_limit: float, 
               seed: int = 0) -> dict:
     """One library's fit of one table on all its rows: training errors, proof,
     lower bound (ours) and seconds."""
-    from optimaltrees.bench.fits import _Clock
+    from optimaltrees.bench.fits import _Clock, fit_pycontree
 
     X, y = mixed_table(data, kind, remove, seed)
     shape = dict(n=len(y), columns=int(X.shape[1]),
@@ -111,17 +111,8 @@ def table_fit(*, data: str, kind: str, lib: str, depth: int, time_limit: float, 
                     optimal=bool(s.proven), lower_bound=float(s.lower_bound), gap=float(s.gap),
                     timed_out=bool(s.timed_out), features=int(model.encoder_.n_tests_) if model.encoder_ else X.shape[1])
     if lib == "pycontree":
-        from pycontree import ConTree
-
         Xp = imputed_one_hot(X)
-        model = ConTree(max_depth=depth, time_limit=float(time_limit))
-        with warnings.catch_warnings(record=True) as caught, _Clock() as clock:
-            warnings.simplefilter("always")
-            model.fit(Xp, y)
-        hit = any("exceeds time limit" in str(w.message) for w in caught)
-        config = getattr(model, "_config", None)
-        if config is not None and hasattr(config, "is_within_time_limit"):
-            hit = hit or not config.is_within_time_limit()
+        model, clock, hit = fit_pycontree(Xp, y, depth, time_limit)
     elif lib == "pystreed":
         from pystreed import STreeDClassifier
 
