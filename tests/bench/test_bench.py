@@ -731,6 +731,7 @@ def test_binary_suite_measures_the_fewest_node_tie_break_against_the_first_optim
     assert records["optimaltrees"]["error"] == records["baseline"]["error"]
     assert records["optimaltrees"]["leaves"] <= records["baseline"]["leaves"]
     assert 'fits with `tie_break="fewest_nodes"` (its default)' in text
+    assert "depth 3: ours has fewer leaves than baseline on " in text and " of 1 sets" in text
     plain = run_suite("binary", _suite_args("binary", ["--data-dir", str(zero_one.parent), "--datasets", "tiny01",
                                                       "--depths", "2", "--repeats", "1", "--libs", "optimaltrees"],
                                             tmp_path / "plain" / "binary.md")).read_text()

@@ -90,6 +90,7 @@ def _depth_section(depth: int, records: list[dict], libs: list[str], datasets: l
     cpu_ratios: dict[str, list[float]] = {peer: [] for peer in peers}
     proven = dict.fromkeys(libs, 0)
     rows, notes, same = [], [], 0
+    leaves = {peer: [0, 0] for peer in peers}     # sets where ours has fewer leaves, sets with both counts
     dots: dict[str, list] = {peer: [] for peer in peers}
     for name in datasets:
         recs = [r for r in records if r.get("depth") == depth and r.get("dataset") == name]
@@ -106,6 +107,10 @@ def _depth_section(depth: int, records: list[dict], libs: list[str], datasets: l
         cells, cpu_cells = [], []
         for peer in peers:
             o, p = summ[OURS], summ[peer]
+            mine, theirs = (_leaves(recs, lib) for lib in (OURS, peer))
+            if mine is not None and theirs is not None:
+                leaves[peer][0] += mine < theirs
+                leaves[peer][1] += 1
             rt, crt = ratio(o, p), ratio(o, p, "median_cpu_s")
             dots[peer].append((name, o.get("median_s"), p.get("median_s")))
             if rt is not None and o["proven"] and p["proven"]:
@@ -132,7 +137,16 @@ def _depth_section(depth: int, records: list[dict], libs: list[str], datasets: l
                        f"{fmt_gm(geo_mean(cpu_ratios[peer]))} over the same sets")
     summary.append(f"depth {depth}: proven optimal — " + ", ".join(f"{lib} {k}" for lib, k in proven.items())
                    + f"; errors agree (all proven, equal) on {same} of {len(rows)} sets")
+    for peer, (fewer, both) in leaves.items():
+        if both:
+            summary.append(f"depth {depth}: ours has fewer leaves than {peer} on {fewer} of {both} sets")
     return markdown_table(head, rows), summary, notes, dots
+
+
+def _leaves(recs: list[dict], lib: str) -> int | None:
+    """The most leaves of ``lib``'s trees of one set and depth, where its records count them."""
+    counts = [r["leaves"] for r in recs if r.get("lib") == lib and r.get("status") == "ok" and "leaves" in r]
+    return max(counts) if counts else None
 
 
 def report(records: list[dict], args, out_dir: Path) -> str:
