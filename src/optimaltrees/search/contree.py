@@ -13,7 +13,7 @@ from typing import Callable, NamedTuple
 
 from optimaltrees.anytime import Progress, TracePoint
 from optimaltrees.data.encoding import EncodedFeatures, coarsen, encode_features, threshold_between
-from optimaltrees.data.missing import MISSING_LEFT, NO_MISSING, MissingColumns, missing_columns
+from optimaltrees.data.missing import NO_MISSING, MissingColumns, missing_columns
 from optimaltrees.model.tree import Tree
 from optimaltrees.search.engine import Engine, SharedRoot, SolveOutcome, build_for
 from optimaltrees.search.objectives import CostSensitive, Misclassification, SquaredError
@@ -235,8 +235,8 @@ def _search(X: np.ndarray, objective: Misclassification | SquaredError, max_dept
     start = clock_start
     nan_columns = missing_columns(X) if np.isnan(X).any() else None
     if nan_columns is not None:
-        # NaN: each feature with missing values as two columns, the missing
-        # rows below or above every value; the trees come back in the input's terms
+        # NaN: the missing rows placed below, above or between a feature's values
+        # (:mod:`optimaltrees.data.missing`); the trees come back in the input's terms
         result = _search(nan_columns.X, objective, max_depth, weight, node_cost=node_cost,
                          max_gap=max_gap, min_samples_leaf=min_samples_leaf, time_limit=time_limit,
                          memory_limit_mb=memory_limit_mb, n_threads=n_threads, strategy=strategy,
@@ -246,7 +246,7 @@ def _search(X: np.ndarray, objective: Misclassification | SquaredError, max_dept
         result.tree = tree_on_inputs(result.tree, nan_columns, X, objective.arrays(weight))
         result.trace_trees = [tree_on_inputs(t, nan_columns, X, objective.arrays(weight))
                               for t in result.trace_trees]
-        result.stats["features_with_missing_values"] = int(np.count_nonzero(nan_columns.side == MISSING_LEFT))
+        result.stats["features_with_missing_values"] = int(np.count_nonzero(np.isnan(X).any(axis=0)))
         return result
     if strategy not in STRATEGIES:
         raise ValueError(f"unknown search strategy {strategy!r}; expected one of {tuple(STRATEGIES)}")
@@ -505,7 +505,7 @@ def tree_on_inputs(tree: Tree, cols: MissingColumns, X: np.ndarray, out) -> Tree
                 below, above = x[present & go_left], x[present & ~go_left]
                 t = (-np.inf if below.size == 0 else np.inf if above.size == 0
                      else threshold_between(float(below.max()), float(above.min())))
-                nan_left = side == MISSING_LEFT
+                nan_left = cols.nan_goes_left(j, float(tree.threshold[node]))
             lo = emit(int(tree.children_left[node]), rows[go_left])
             hi = emit(int(tree.children_right[node]), rows[~go_left])
             # no missing value in this feature's training data: the larger child
