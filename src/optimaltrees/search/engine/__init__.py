@@ -52,7 +52,25 @@ from optimaltrees.search.engine.options import EngineOptions, current_options, e
 
 __all__ = ["AdditiveLayout", "BitsetLayout", "Engine", "EngineOptions", "RULES", "SharedRoot", "SolveOutcome",
            "SortedLayout", "build_cost_engine", "build_engine", "build_for", "build_squared_engine",
-           "current_options", "engine_options"]
+           "current_options", "engine_options", "lopsided"]
+
+
+def lopsided(rank: np.ndarray) -> bool:
+    """Whether some feature has one value on at least half the rows
+    (``rank[f, i]``: row i's value rank on feature f): only such a feature
+    has splits whose lighter side is light everywhere in the tree, which
+    the side floors (``EngineOptions.side_floors``) bound."""
+    n = rank.shape[1]
+    return n > 0 and any(2 * int(np.bincount(row).max()) >= n for row in rank)
+
+
+def _engine(layout, n_classes: int, max_depth: int, rank: np.ndarray, words: np.ndarray, options: EngineOptions,
+            *, cost: float, gap: float, min_leaf: int, memory_limit_mb: float) -> Engine:
+    """The engine over ``layout``, with the options its constructor takes."""
+    n = rank.shape[1]
+    return Engine(layout, n_classes, max_depth, cost, gap, min_leaf, memory_limit_mb,
+                  np.ascontiguousarray(words[0, n:n + 64]), options.root_seeds,
+                  options.side_floors and lopsided(rank))
 
 
 def build_engine(order: np.ndarray, rank: np.ndarray, y: np.ndarray, n_classes: int, max_depth: int,
@@ -83,8 +101,8 @@ def build_engine(order: np.ndarray, rank: np.ndarray, y: np.ndarray, n_classes: 
         layout = BitsetLayout(rank, y, n_classes, max_depth, cost, min_leaf, words)
     else:
         layout = SortedLayout(order, rank, y, n_classes, max_depth, cost, min_leaf, words, None, options)
-    return Engine(layout, n_classes, max_depth, cost, gap, min_leaf, memory_limit_mb,
-                  np.ascontiguousarray(words[0, n:n + 64]), options.root_seeds)
+    return _engine(layout, n_classes, max_depth, rank, words, options, cost=cost, gap=gap, min_leaf=min_leaf,
+                   memory_limit_mb=memory_limit_mb)
 
 
 def build_squared_engine(order: np.ndarray, rank: np.ndarray, y: np.ndarray, max_depth: int,
@@ -101,8 +119,8 @@ def build_squared_engine(order: np.ndarray, rank: np.ndarray, y: np.ndarray, max
     layout = AdditiveLayout(order, rank, max_depth, cost, min_leaf, words,
                             None if weights is None else np.ascontiguousarray(weights, dtype=np.float64),
                             targets=np.ascontiguousarray(y, dtype=np.float64), pair_tables=options.pair_tables)
-    return Engine(layout, 3, max_depth, cost, gap, min_leaf, memory_limit_mb,
-                  np.ascontiguousarray(words[0, n:n + 64]), options.root_seeds)
+    return _engine(layout, 3, max_depth, rank, words, options, cost=cost, gap=gap, min_leaf=min_leaf,
+                   memory_limit_mb=memory_limit_mb)
 
 
 def build_for(order: np.ndarray, rank: np.ndarray, fields: dict, max_depth: int, **options) -> Engine:
@@ -133,5 +151,5 @@ def build_cost_engine(order: np.ndarray, rank: np.ndarray, y: np.ndarray, cost_m
                             None if weights is None else np.ascontiguousarray(weights, dtype=np.float64),
                             labels=np.ascontiguousarray(y, dtype=np.int32), cost_matrix=matrix,
                             pair_tables=options.pair_tables)
-    return Engine(layout, matrix.shape[0], max_depth, cost, gap, min_leaf, memory_limit_mb,
-                  np.ascontiguousarray(words[0, n:n + 64]), options.root_seeds)
+    return _engine(layout, matrix.shape[0], max_depth, rank, words, options, cost=cost, gap=gap,
+                   min_leaf=min_leaf, memory_limit_mb=memory_limit_mb)

@@ -341,7 +341,7 @@ cdef class AdditiveLayout(DataLayout):
         """Every position where feature f's value changes, leaving both sides
         at least min_leaf instances, and the sum of the row bounds
         (:meth:`row_bound`) left of each: the distance of ConTree's
-        neighbourhood bounds for this objective."""
+        neighbourhood bounds for this objective (D[m]: the node's whole sum)."""
         cdef int nn = node.size, ml = self.min_leaf, k, m = 0
         cdef Elem* arr = node.elems + <size_t>f * nn
         cdef double lo = 0.0, hi = 0.0, left
@@ -354,6 +354,7 @@ cdef class AdditiveLayout(DataLayout):
                 D[m] = left
                 m += 1
             left += self.row_bound(&arr[k], lo, hi)
+        D[m] = left
         return m
 
     cdef inline double _weight(self, int32_t i) noexcept nogil:

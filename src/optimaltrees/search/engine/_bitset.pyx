@@ -128,13 +128,16 @@ cdef class BitsetLayout:
             pos[0] = nn - n_hi
 
     cdef int thresholds(self, Node* node, int f, int32_t* P, double* D) noexcept nogil:
-        """One threshold (low values left), if both sides keep min_leaf instances."""
+        """One threshold (low values left), if both sides keep min_leaf
+        instances; D[1] (or D[0] without one): the node's rows."""
         cdef int nn = node.size, ml = self.min_leaf
         cdef int n_hi = self._high_counts(node, f, &self.cl[0])
         if 0 < n_hi < nn and nn - n_hi >= ml and n_hi >= ml:
             P[0] = nn - n_hi
             D[0] = P[0]
+            D[1] = nn
             return 1
+        D[0] = nn
         return 0
 
     cdef void split_ranks(self, Node* node, int f, int pos, int32_t* lo, int32_t* hi) noexcept nogil:

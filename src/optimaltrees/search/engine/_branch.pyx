@@ -13,6 +13,7 @@ from optimaltrees.search.engine._intervals cimport (
     Interval, first_at_least, narrow, push_beyond, push_halves, queue_floor, queue_start)
 from optimaltrees.search.engine._layout cimport Layout
 from optimaltrees.search.engine._seeds cimport record_seed, seed_floors, solve_root_child
+from optimaltrees.search.engine._side_floor cimport side_floors_of
 
 
 cdef void branch(Engine eng, Layout lay, int level, Node* node, int depth, int f, double gap,
@@ -31,13 +32,15 @@ cdef void branch(Engine eng, Layout lay, int level, Node* node, int depth, int f
     # a depth-two node may sweep what is left of the feature whole (exact
     # depth-one children at every threshold, :func:`sweep_rest`)
     cdef bint may_sweep = depth == 2 and eng.prune and spent == FREE
-    cdef double* FL = NULL       # each split position's class floor (without cost), when the node has them
+    cdef double* FL = NULL       # each split position's class or side floor (without cost), when the node has them
     m = lay.thresholds(node, f, P, D)
     if m == 0:
         return
     if eng.floors_on[level] and eng.floor_gate[level] >= ub[0] - gap - EPS:
         FL = &eng.thr_floors[level][0]
         lay.split_floor(node, f, depth - 1, P, m, FL)
+    if eng.side_base[level] > -INFINITY:
+        FL = side_floors_of(D, m, eng.side_base[level], FL, &eng.side_floors[level][0])
     if level == 1 and eng.seed_in != NULL:
         if eng.seed_floor.size() < <size_t>m:
             eng.seed_floor.resize(m)

@@ -63,6 +63,12 @@ cdef class Engine:
     cdef vector[vector[double]] thr_floors        # per level: the searched feature's floor at each split
                                                   # position (n + 1 where the level can have floors:
                                                   # _may_floor; else empty)
+    cdef bint side_on                      # splits with a light side are bounded by the node's
+                                           # shallower optimum (an option, where some feature is lopsided)
+    cdef vector[double] side_base          # per level: a lower bound on the node's optimum one level
+                                           # shallower (-inf: none this node)
+    cdef vector[vector[double]] side_floors   # per level: the searched feature's floor from it at
+                                              # each split position (n + 1 when side_on; else empty)
     # a node of depth two or three probes every feature's best Gini threshold before it searches any
     cdef vector[int32_t] probe_pos         # [f]: the probed split position (-1: none this solve)
     cdef vector[Split1] probe_sides        # [2 f], [2 f + 1]: its left and right depth-one children

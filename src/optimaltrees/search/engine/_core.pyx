@@ -30,7 +30,7 @@ import numpy as np
 from optimaltrees.search.engine._branch cimport branch
 from optimaltrees.search.engine._common cimport CACHE_ENTRY_BYTES, EPS, FREE, LEAF, Node, Split1, TNode, now
 from optimaltrees.search.engine._control cimport RunControl, SharedRoot, share_claim, share_ub
-from optimaltrees.search.engine._features cimport feature_floors, order_features, probe_features
+from optimaltrees.search.engine._features cimport feature_floors, order_features, probe_features, side_start
 from optimaltrees.search.engine._intervals cimport Interval, RootItem, interval_floor
 from optimaltrees.search.engine._layout cimport Layout
 from optimaltrees.search.engine._layout_base cimport DataLayout
@@ -64,10 +64,12 @@ cdef class Engine:
 
     def __init__(self, layout, int n_classes, int max_depth, double cost=0.0, double gap=0.0,
                  int min_leaf=1, double memory_limit_mb=INFINITY, int64_t[::1] depth_words=None,
-                 bint root_seeds=True):
+                 bint root_seeds=True, bint side_floors=False):
         """``memory_limit_mb``: INFINITY for none.  ``depth_words``: 64
         random integers that make a set's cache key differ per depth.
-        ``root_seeds``: the ``root_seeds`` engine option."""
+        ``root_seeds``: the ``root_seeds`` engine option; ``side_floors``:
+        the ``side_floors`` option where some feature is lopsided
+        (:func:`~optimaltrees.search.engine.lopsided`)."""
         cdef int lvl, levels = max(max_depth, 1) + 1
         if not isinstance(layout, (SortedLayout, BitsetLayout, AdditiveLayout)):
             raise TypeError(f"unknown data layout {type(layout).__name__}")
@@ -82,6 +84,8 @@ cdef class Engine:
         self.min_leaf = min_leaf
         self.prune = min_leaf <= 1
         self.seeds_on = root_seeds
+        self.side_on = side_floors
+        self.side_base.assign(levels, -INFINITY)
         self.ctl = RunControl()
         self.rules = RuleState(levels, self.p)
         self.rules.set(RULE_NONE, 0.0, layout.exact_depth)
@@ -92,6 +96,7 @@ cdef class Engine:
         self.gini_positions.resize(levels)
         self.split_floors.resize(levels)
         self.thr_floors.resize(levels)
+        self.side_floors.resize(levels)
         self.floors_on.assign(levels, 0)
         self.floor_gate.assign(levels, 0.0)
         for lvl in range(levels):
@@ -104,6 +109,8 @@ cdef class Engine:
             # (allocated now, so that the memory check before the search sees them)
             if self._may_floor(layout, max_depth - lvl):
                 self.thr_floors[lvl].resize(layout.n_instances + 1)
+            if side_floors:
+                self.side_floors[lvl].resize(layout.n_instances + 1)
         self.gini_scores.resize(self.p)
         self.probe_pos.assign(self.p, -1)
         self.probe_sides.resize(2 * self.p)
@@ -334,7 +341,7 @@ cdef class Engine:
                   + self.gini_positions[lvl].capacity()) * sizeof(int32_t)
             b += self.queues[lvl].capacity() * sizeof(Interval)
             b += (self.distances[lvl].capacity() + self.split_floors[lvl].capacity()
-                  + self.thr_floors[lvl].capacity()) * sizeof(double)
+                  + self.thr_floors[lvl].capacity() + self.side_floors[lvl].capacity()) * sizeof(double)
         b += self.cache.size() * CACHE_ENTRY_BYTES + self.cache.bucket_count() * sizeof(void*)
         b += self.seed_bytes + self.seed_out.capacity() * sizeof(SeedPoint)
         b += (self.seed_floor.capacity() + self.seed_left.capacity() + self.seed_right.capacity()) * sizeof(double)
@@ -576,6 +583,10 @@ cdef class Engine:
         cdef int fi = 0
         cdef bint claiming = level == 0 and self.ctl.shared != NULL
         ub = ub_in if ub_in < best_val else best_val
+        if spent == FREE and not claiming:
+            side_start(self, lay, level, node, depth, &ub, &best_val, &best_tree)
+        else:
+            self.side_base[level] = -INFINITY
         node_lb = best_val   # min over the lower bounds of every alternative
         if feature_floors(self, lay, level, node, depth, &known_lb) and ub <= known_lb + gap_here + EPS:
             self.n_class_prunes += 1

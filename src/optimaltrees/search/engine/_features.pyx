@@ -5,9 +5,11 @@
 from libc.stdint cimport int32_t
 from libc.math cimport INFINITY
 
-from optimaltrees.search.engine._common cimport EPS, Node, Split1
-from optimaltrees.search.engine._core cimport Engine
+from optimaltrees.search.engine._common cimport EPS, FREE, Node, Split1
+from optimaltrees.search.engine._control cimport share_offer
+from optimaltrees.search.engine._core cimport Engine, Result
 from optimaltrees.search.engine._intervals cimport first_at_least
+from optimaltrees.search.engine._side_floor cimport side_floor_at
 from optimaltrees.search.engine._layout cimport Layout
 from optimaltrees.search.engine._node_cost cimport floors_bite, leaf_cost, node_floor
 
@@ -60,6 +62,31 @@ cdef bint feature_floors(Engine eng, Layout lay, int level, Node* node, int dept
     return True
 
 
+cdef void side_start(Engine eng, Layout lay, int level, Node* node, int depth, double* ub,
+                     double* best_val, int32_t* best_tree) noexcept nogil:
+    """The node's optimum one level shallower, the base of its side floors
+    (``_side_floor.pxd``), into ``side_base[level]`` (-inf: none).  Only
+    at depth two and three, where it costs one depth-one scan or one
+    depth-two subproblem beside the node's many; it is solved at the next
+    level's buffers (the node's children are not made yet) and cached
+    like any subproblem.  Its tree, of depth d - 1, is an incumbent."""
+    cdef Result res
+    eng.side_base[level] = -INFINITY
+    if not eng.side_on or depth < 2 or depth > 3:
+        return
+    res = eng._solve(lay, level + 1, node, depth - 1, INFINITY, 0.0, FREE)
+    eng.side_base[level] = res.lb
+    if res.tree >= 0 and res.val < best_val[0] - EPS:
+        best_val[0] = res.val
+        best_tree[0] = res.tree
+        if res.val < ub[0]:
+            ub[0] = res.val
+        if level == 0:
+            eng._root_improved(res.val, res.tree)
+            if eng.ctl.shared != NULL:
+                share_offer(eng.ctl.shared, res.val)
+
+
 cdef void order_features(Engine eng, Layout lay, int level, Node* node, int32_t* order) noexcept nogil:
     """Features sorted by the weighted Gini impurity of their best single
     split, so that good incumbents (and hence tight bounds) come early.
@@ -110,6 +137,8 @@ cdef void probe_features(Engine eng, Layout lay, int level, Node* node, int dept
         w = first_at_least(P, 0, m - 1, eng.gini_positions[level][f])
         if w >= m:
             continue
+        if side_floor_at(D, m, w, eng.side_base[level]) + eng.cost >= ub[0] - EPS:
+            continue          # too light a side to beat the incumbent (the search may still find another)
         lay.children_depth_one(level, node, f, P[w], eng.min_leaf, &sides[2 * f], &sides[2 * f + 1])
         if depth == 2:
             eng.probe_pos[f] = P[w]

@@ -22,7 +22,8 @@ never branches on which layout it runs over.
                                         0 where the layout has none (has_floors False)
     thresholds(node, f, P, D) -> m      feature f's split positions (left sizes), ascending,
                                         and the left side's weight at each (D, the distance
-                                        unit of ConTree's neighbourhood bounds)
+                                        unit of ConTree's neighbourhood bounds); D[m] the
+                                        node's whole weight
     split_ranks(node, f, pos, &lo, &hi) the ranks a split at pos separates
     rank_position(node, f, rank)        the split position of a rank (rows of rank <= it);
                                         -1 where the layout hands no bounds on

@@ -10,10 +10,11 @@ from optimaltrees.search.engine._branch cimport branch_step
 from optimaltrees.search.engine._common cimport EPS, FREE, Node, sleep_us
 from optimaltrees.search.engine._control cimport RootShare, share_lock, share_unlock
 from optimaltrees.search.engine._core cimport Engine
-from optimaltrees.search.engine._features cimport order_features
+from optimaltrees.search.engine._features cimport order_features, side_start
 from optimaltrees.search.engine._intervals cimport (
     Interval, RootItem, first_at_least, interval_floor, lowest_item, queue_start)
 from optimaltrees.search.engine._layout cimport Layout
+from optimaltrees.search.engine._side_floor cimport side_floors_of
 
 
 cdef enum:
@@ -57,7 +58,9 @@ cdef double search_root(Engine eng, Layout lay, Node* node, int depth, double ub
     cdef RootItem item
     cdef size_t k
     cdef int r, f, m, zl, zr, fw, busy
+    cdef double* FL
     ub = ub_in if ub_in < best_val else best_val
+    side_start(eng, lay, 0, node, depth, &ub, &best_val, &best_tree)
     order_features(eng, lay, 0, node, order)
     if eng.ctl.shared == NULL:
         eng.front.started = False      # a private frontier starts afresh every solve
@@ -112,10 +115,13 @@ cdef double search_root(Engine eng, Layout lay, Node* node, int depth, double ub
         fw = eng.front.first_w[f]
         eng.front.first_w[f] = -1       # a feature's first interval is its only one
         share_unlock(lock)
-        lay.thresholds(node, f, P, D)    # O(n): cheap beside the children's searches
+        m = lay.thresholds(node, f, P, D)    # O(n): cheap beside the children's searches
+        FL = NULL
+        if eng.side_base[0] > -INFINITY:
+            FL = side_floors_of(D, m, eng.side_base[0], NULL, &eng.side_floors[0][0])
         fresh.clear()
         before = best_val
-        done = branch_step(eng, lay, 0, node, depth, f, gap, P, D, NULL, &item.iv, fresh, &zl, &zr,
+        done = branch_step(eng, lay, 0, node, depth, f, gap, P, D, FL, &item.iv, fresh, &zl, &zr,
                                  &fw, &ub, &best_val, &best_tree, &node_lb, known_lb, FREE)
         share_lock(lock)
         if best_val < before - EPS:

@@ -189,7 +189,8 @@ cdef class SortedLayout:
 
     cdef int thresholds(self, Node* node, int f, int32_t* P, double* D) noexcept nogil:
         """Every position where feature f's value changes, leaving both sides
-        at least min_leaf instances, and the weight left of each."""
+        at least min_leaf instances, and the weight left of each (D[m]:
+        the node's whole weight)."""
         cdef int nn = node.size, ml = self.min_leaf, k, m = 0
         cdef Elem* arr = node.elems + <size_t>f * nn
         cdef double* wt
@@ -203,12 +204,14 @@ cdef class SortedLayout:
                     D[m] = left
                     m += 1
                 left += wt[arr[k].id]
+            D[m] = left
             return m
         for k in range(1, nn):
             if arr[k].rank != arr[k - 1].rank and k >= ml and nn - k >= ml:
                 P[m] = k
                 D[m] = k
                 m += 1
+        D[m] = nn
         return m
 
     cdef double split_floor(self, Node* node, int f, int child_depth, int32_t* P, int m,

@@ -74,6 +74,14 @@ class EngineOptions:
         matrix) is solved from pairwise tables when they cost at most this
         many times the depth-one scans of ConTree's search, counted without
         pruning (0: never, inf: wherever the tables fit).
+    side_floors : bool, default=True
+        Nodes of depth two and three solve themselves one level shallower
+        first and bound every split by it less the weight of the split's
+        lighter side (``_side_floor.pxd``), so that splits of a few rows
+        (a rare category, an identifier's values) cost one solve per node,
+        not a search each.  Only where some feature has one value on at
+        least half the rows (:func:`~optimaltrees.search.engine.lopsided`):
+        elsewhere no split is light enough to pay for the solve.
     """
 
     histogram_scans: float = 100.0
@@ -88,6 +96,7 @@ class EngineOptions:
     select: str = "auto"
     root_seeds: bool = True
     pair_tables: float = 1.0
+    side_floors: bool = True
 
     def __post_init__(self) -> None:
         if self.pairs not in PAIR_MODES:
