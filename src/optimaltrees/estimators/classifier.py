@@ -253,8 +253,9 @@ class OptimalTreeClassifier(ClusterParamMixin, PathMixin, EncodedTreeMixin, Clas
     tried, and splitting missing from present values is a candidate), and
     the optimum over (feature, threshold, side) is proven as any other.  A
     feature with no missing value in training sends one at prediction to the
-    child that saw more training rows.  Each feature with missing values is
-    searched as two columns, so it costs about twice a complete one.
+    child that saw more training rows.  A numeric feature with missing values
+    is searched as two columns, so it costs about twice a complete one; a 0/1
+    feature or a category's test costs one.
 
     Examples
     --------
