@@ -186,6 +186,27 @@ def test_a_time_limit_keeps_the_best_selection_with_flags():
     assert search.predict(X).shape == (len(y),)
 
 
+def test_the_paths_leave_the_selection_its_reserve(monkeypatch):
+    import optimaltrees.estimators.cv as cv_module
+
+    X, y = load_continuous("fault")
+    budgets = []
+    one_path = cv_module._one_path
+
+    def recording(base, depth, Xi, yi, wi, time_limit):
+        budgets.append((time.perf_counter(), time_limit))
+        return one_path(base, depth, Xi, yi, wi, time_limit)
+
+    monkeypatch.setattr(cv_module, "_one_path", recording)
+    start = time.perf_counter()
+    with pytest.warns(UserWarning, match="stopped"):
+        OptimalTreeClassifierCV(max_depth=3, cv=2, time_limit=3).fit(X, y)
+    # every path is given time that ends the reserve before the limit (give or
+    # take the paths' own overruns of a few milliseconds, which run on sequentially)
+    assert max(t + b for t, b in budgets) <= start + 3 - cv_module.selection_reserve(3) + 0.05
+    assert [cv_module.selection_reserve(t) for t in (1, 60, 120, 3600)] == [0.1, 0.6, 1.2, 5.0]
+
+
 def test_weights_weigh_the_fits_and_the_scores():
     X, y = load_bank()
     w = np.random.default_rng(0).choice([0.5, 1.0, 3.0], size=len(y))

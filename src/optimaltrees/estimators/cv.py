@@ -72,6 +72,13 @@ def _spread(scores: np.ndarray, ddof: int = 0) -> np.ndarray:
     return (scores / scale).std(axis=0, ddof=ddof) * scale
 
 
+def selection_reserve(time_limit: float) -> float:
+    """Seconds of ``time_limit`` the paths leave to the scoring and
+    selection that follow them (1 %, at least 0.1 s and at most 5 s): they
+    take a fraction of a second, and the whole fit must end within the limit."""
+    return min(max(0.01 * time_limit, 0.1), 5.0)
+
+
 def _one_path(base, depth: int, X, y, sample_weight, time_limit):
     """The path of ``base`` at ``depth`` on (X, y) within ``time_limit`` (a task)."""
     est = base.set_params(max_depth=depth, time_limit=time_limit)
@@ -154,7 +161,8 @@ class _TreeCV(BaseEstimator):
         folds = list(splitter.split(np.zeros((len(y_arr), 1)), y_arr))
         self.n_splits_ = len(folds)
         w = None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64).reshape(-1)
-        deadline = None if self.time_limit is None else start + float(self.time_limit)
+        deadline = (None if self.time_limit is None
+                    else start + float(self.time_limit) - selection_reserve(float(self.time_limit)))
         paths, interrupted = self._run_paths(base, X, y_arr, w, folds, deadline)
         depths = [d for d in range(1, int(self.max_depth) + 1) if all((d, i) in paths for i in range(-1, len(folds)))]
         if not depths:
@@ -175,9 +183,10 @@ class _TreeCV(BaseEstimator):
         return self
 
     def _run_paths(self, base, X, y, w, folds, deadline) -> tuple[dict, bool]:
-        """Every (depth, fold) path, fold -1 being all rows, depth by depth.
-        Each path gets an equal share of the time left for the rounds still
-        to run, so time a shallow path leaves over goes to the deeper ones."""
+        """Every (depth, fold) path, fold -1 being all rows, depth by depth,
+        until ``deadline`` (the fit's less :func:`selection_reserve`).  Each
+        path gets an equal share of the time left for the rounds still to
+        run, so time a shallow path leaves over goes to the deeper ones."""
         workers = max(1, min(effective_n_jobs(self.n_jobs), len(folds) + 1))
         rows = [(-1, np.arange(len(y)))] + [(i, train) for i, (train, _) in enumerate(folds)]
         rounds_per_depth = -(-len(rows) // workers)
@@ -362,9 +371,10 @@ _PARAM_DOCS = {
         one cost per tree of the path on all rows, which covers every tree
         that path holds.""",
     "time_limit": """time_limit : float or None, default=60
-        Seconds for the whole search (every path of every fold and depth);
-        a path the limit stops keeps its best trees, with ``proven`` False,
-        and the fit warns.  None: until every path is proven.""",
+        Seconds for the whole search (every path of every fold and depth,
+        then the selection, for which the paths leave 1 % of it, 0.1 s to
+        5 s); a path the limit stops keeps its best trees, with ``proven``
+        False, and the fit warns.  None: until every path is proven.""",
     "n_jobs": """n_jobs : int or None, default=None
         Paths of different folds run in this many processes (-1: all cores).""",
     "min_samples_leaf": """min_samples_leaf : int, default=1
