@@ -77,3 +77,68 @@ def brute_force_fewest_nodes(X, y, depth, cost_per_node=0.0, min_samples_leaf=1,
 
     value, nodes = best((1 << n) - 1, int(depth))
     return float(value), nodes
+
+
+def brute_force_sse_front(X, y, depth, cost_per_node=0.0, min_samples_leaf=1, sample_weight=None):
+    """{branch nodes k: the least objective of a tree with exactly k branch nodes}
+    for regression: the weighted squared error of leaves that predict their
+    rows' weighted mean, plus ``cost_per_node`` per branch node.
+
+    The same trees as :func:`brute_force_fewest_nodes` (missing values go to
+    either side of a split, leaves hold ``min_samples_leaf`` rows of positive
+    weight); errors are summed in exact rationals and rounded once per entry.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    weight = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    keep = weight > 0
+    X, y, weight = X[keep], y[keep], weight[keep]
+    n = len(y)
+    if n > 16:
+        raise ValueError("brute force oracle is meant for tiny data only")
+    w = [Fraction(float(v)) for v in weight]
+    t = [Fraction(float(v)) for v in y]
+    cost = Fraction(float(cost_per_node))
+    split_masks = []
+    for f in range(X.shape[1]):
+        col = X[:, f]
+        nan = sum(1 << i for i in range(n) if math.isnan(col[i]))
+        present = np.unique(col[~np.isnan(col)])
+        values = list(present[:-1]) if nan == 0 else [-math.inf, *present]
+        for v in values:
+            le = sum(1 << i for i in range(n) if not math.isnan(col[i]) and col[i] <= v)
+            split_masks += [le] if nan == 0 else [le, le | nan]
+
+    def leaf(mask):
+        rows = [i for i in range(n) if mask >> i & 1]
+        total = sum((w[i] for i in rows), Fraction(0))
+        mean = sum((w[i] * t[i] for i in rows), Fraction(0)) / total
+        return sum((w[i] * (t[i] - mean) ** 2 for i in rows), Fraction(0))
+
+    @lru_cache(maxsize=None)
+    def front(mask, d):
+        if mask.bit_count() < min_samples_leaf:
+            return None
+        best = {0: leaf(mask)}
+        if d == 0:
+            return best
+        seen = set()
+        for le in split_masks:
+            left, right = mask & le, mask & ~le
+            if left == 0 or right == 0 or left in seen:
+                continue
+            seen.add(left)
+            a, b = front(left, d - 1), front(right, d - 1)
+            if a is None or b is None:
+                continue
+            for ka, va in a.items():
+                for kb, vb in b.items():
+                    k, v = ka + kb + 1, va + vb + cost
+                    if k not in best or v < best[k]:
+                        best[k] = v
+        return best
+
+    everything = (1 << n) - 1
+    # the root is a leaf however few its rows
+    result = front(everything, int(depth)) or {0: leaf(everything)}
+    return {k: float(v) for k, v in sorted(result.items())}

@@ -596,7 +596,7 @@ _FITTED = {
         "tree_": _regression_tree, "train_error_": _squared_error, "objective_": _squared_error,
         "lower_bound_": _squared_error, "total_sse_": _squared_error, "gap_": _real, "is_optimal_": _boolean,
         "timed_out_": _boolean, "interrupted_": _boolean, "stopped_": _boolean, "memory_out_": _boolean,
-        "fit_time_": _real, "stats_": _stats, "trace_": _trace, "summary_": _summary},
+        "fit_time_": _real, "stats_": _stats, "trace_": _trace, "summary_": _summary, "fewest_nodes_": _boolean},
 }
 _REQUIRED = {OptimalTreeClassifier: ("classes_", "n_features_in_", "tree_", "summary_"),
              SATTreeClassifier: ("classes_", "n_features_in_", "tree_", "binarizer_", "summary_"),

@@ -146,7 +146,9 @@ def _mutate(doc, path, value):
     (("fitted", "lower_bound_"), {"__float__": "nan"}, "fitted.lower_bound_"),
     (("fitted", "n_features_in_"), 4, "the tree has 3 features, the model 4"),
     (("fitted", "n_features_in_"), 2.0, "fitted.n_features_in_: expected an integer"),
-    (("fitted", "is_optimal_"), False, "proven is True, but is_optimal_ is False"),
+    # contradicts the summary's proof and the fewest-nodes claim (either is named)
+    (("fitted", "is_optimal_"), False, "but is_optimal_ is"),
+    (("fitted", "fewest_nodes_"), "no", "fitted.fewest_nodes_: expected true or false"),
     (("fitted", "timed_out_"), "no", "fitted.timed_out_: expected true or false"),
     (("fitted", "classes_"), {"__ndarray__": [0, 1], "dtype": "<i8", "shape": [2]},
      "has no fitted attribute 'classes_'"),

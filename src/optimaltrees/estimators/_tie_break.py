@@ -9,8 +9,13 @@ like any other optimum. Such a step exists when every objective value lies
 on a known grid: a sum of row weights (1 each, or weights on a grid of
 ``2**-GRID_BITS``) times misclassification costs (1, or a cost matrix on that
 grid), plus the node cost times a node count. Elsewhere (arbitrary float
-weights or costs, a regression's squared errors) there is no such step, and
-ties stay with the search.
+weights or costs) there is no such step, and ties stay with the search.
+
+Squared errors lie on no grid: two regression trees tie when their
+objectives differ by less than the search's resolution.  There the step is
+``SQUARED_STEP`` times the targets' variance, far above the engine's
+tolerance; the tree found has an objective within ``step * most`` of the
+optimum, and no tree with at most its objective has fewer branch nodes.
 """
 from __future__ import annotations
 
@@ -25,6 +30,9 @@ GRID_BITS = 10
 MIN_STEP = 1e-6
 #: branch nodes up to which the node cost's distance to the grid is checked
 MAX_NODES = 2**16
+#: the regression step in units of the targets' (weighted) variance: the
+#: engine's objective is in those units, and this is 100 times its tolerance
+SQUARED_STEP = 1e-7
 
 
 def grid_unit(values: np.ndarray) -> float | None:
@@ -43,7 +51,7 @@ class TieBreak:
 
     ``most`` is the most branch nodes a tree can have; ``node_cost`` the
     user's cost per branch node; ``unit`` the grid of the objective without
-    node costs.
+    node costs (0: none, squared errors).
     """
 
     step: float
@@ -51,14 +59,22 @@ class TieBreak:
     node_cost: float
     unit: float
 
-    def objective(self, perturbed: float) -> float:
+    def objective(self, perturbed: float, loss: float | None = None) -> float:
         """The objective of a tree whose perturbed objective is ``perturbed``.
 
         Its node count k is the one count that puts ``perturbed - (node_cost +
         step) * k`` on the grid (two counts cannot: their node costs differ
-        by more than the steps, or by a whole grid step)."""
-        if not np.isfinite(perturbed):
+        by more than the steps, or by a whole grid step).  Without a grid it
+        comes from the tree's ``loss`` (its objective without node costs);
+        without either it is unknown, and ``perturbed`` is returned (at most
+        ``step * most`` above the objective)."""
+        if not np.isfinite(perturbed) or self.step == 0.0:
             return perturbed
+        if self.unit == 0.0:
+            if loss is None:
+                return perturbed
+            k = min(max(round((perturbed - loss) / (self.node_cost + self.step)), 0), self.most)
+            return loss + self.node_cost * k
         counts = np.arange(self.most + 1)
         rest = (perturbed - (self.node_cost + self.step) * counts) / self.unit
         k = int(counts[np.argmin(np.abs(rest - np.round(rest)))])
@@ -70,7 +86,7 @@ class TieBreak:
         if not np.isfinite(perturbed):
             return perturbed
         bound = max(perturbed - self.step * self.most, 0.0)
-        if self.node_cost == 0.0:
+        if self.node_cost == 0.0 and self.unit > 0.0:
             bound = self.unit * np.ceil(bound / self.unit - 1e-9)
         return float(bound)
 
@@ -107,9 +123,24 @@ def node_tie_break(node_cost: float, max_depth: int, n_rows: int, weight: np.nda
     return TieBreak(step=step, most=most, node_cost=node_cost, unit=unit)
 
 
+def squared_error_tie_break(node_cost: float, max_depth: int, n_rows: int, variance: float) -> TieBreak | None:
+    """The tie-break for a regression search, or None where there is none.
+
+    ``variance`` is the targets' (weighted) variance, the unit of the
+    engine's objective; ``node_cost`` is in the targets' squared units.
+    None for constant targets (every tree ties with the leaf, which the
+    search returns first) and for trees too large to count."""
+    most = min(2 ** min(max_depth, 30) - 1, max(n_rows - 1, 0))
+    if most == 0 or not variance > 0.0:
+        return TieBreak(step=0.0, most=0, node_cost=node_cost, unit=0.0)    # a leaf: no tie to break
+    if most > MAX_NODES:
+        return None
+    return TieBreak(step=SQUARED_STEP * variance, most=most, node_cost=node_cost, unit=0.0)
+
+
 def untie_trace(trace: list, ties: TieBreak) -> list:
     """A search's trace with the tie-break's node costs taken out."""
-    return [dataclasses.replace(point, objective=ties.objective(point.objective),
+    return [dataclasses.replace(point, objective=ties.objective(point.objective, point.error),
                                 lower_bound=ties.lower_bound(point.lower_bound)) for point in trace]
 
 

@@ -8,11 +8,13 @@ import warnings
 import numpy as np
 from joblib import effective_n_jobs
 from sklearn.base import BaseEstimator, RegressorMixin
+from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import column_or_1d
 
 from optimaltrees.estimators._base import (DEFAULT_TIME_LIMIT, TREE_SEARCH_CONSTRAINTS, ClusterParamMixin,
                                            EncodedTreeMixin, encode_for_fit, progress_reporting, validate_params)
 from optimaltrees.estimators._path import PathMixin
+from optimaltrees.estimators._tie_break import squared_error_tie_break, untie_trace
 from optimaltrees.model.sklearn_tree import float32_mismatches
 from optimaltrees.model.summary import FitSummary, relative_gap, status_text
 from optimaltrees.search.distributed import check_cluster
@@ -71,6 +73,16 @@ class OptimalTreeRegressor(ClusterParamMixin, PathMixin, EncodedTreeMixin, Regre
         and about twice a second; returning False stops the search.
     verbose : bool, default=False
         Show a live progress line (elapsed, incumbent, bound, gap).
+    tie_break : {"fewest_nodes", "first_found"}, default="fewest_nodes"
+        Which optimal tree to return when several tie.  Squared errors are
+        real numbers: objectives closer than the search's resolution
+        (1e-7 of the targets' variance per branch node) tie.
+        ``"fewest_nodes"``: no tree with at most the returned tree's
+        objective has fewer branch nodes, proven with the optimum
+        (``fewest_nodes_``); its objective is then within that resolution
+        times the most branch nodes of the optimum.  ``"first_found"``: the
+        first optimum the search proves.  With ``max_gap > 0`` ties stay with
+        the search, and ``fewest_nodes_`` is False.
     categorical_features : "from_dtype", array-like or None, default="from_dtype"
         Which columns are categories, as in :class:`OptimalTreeClassifier`:
         each becomes one equality test per value, searched exactly.
@@ -94,7 +106,11 @@ class OptimalTreeRegressor(ClusterParamMixin, PathMixin, EncodedTreeMixin, Regre
     gap_ : float
         ``(objective_ - lower_bound_) / objective_`` (0 when proven).
     is_optimal_ : bool
-        The objective meets the bound (within a share 1e-9 of SST).
+        The objective meets the bound (within a share 1e-9 of SST, and the
+        tie-break's resolution).
+    fewest_nodes_ : bool
+        ``tree_`` is proven optimal, and no tree with at most its objective
+        has fewer branch nodes (``tie_break="fewest_nodes"``).
     timed_out_ : bool
         ``time_limit`` stopped the search before its proof.
     interrupted_ : bool
@@ -132,7 +148,7 @@ class OptimalTreeRegressor(ClusterParamMixin, PathMixin, EncodedTreeMixin, Regre
     def __init__(self, max_depth: int = 3, *, time_limit: float | None = DEFAULT_TIME_LIMIT,
                  max_gap: float = 0.0, complexity_cost: float = 0.0, min_samples_leaf: int = 1,
                  memory_limit: float | None = None, n_jobs: int | None = None, search: str = "exhaustive",
-                 schedule: str = "luby", callback=None, verbose: bool = False,
+                 schedule: str = "luby", callback=None, verbose: bool = False, tie_break: str = "fewest_nodes",
                  categorical_features="from_dtype", max_bins: int | None = None, cluster=None) -> None:
         self.max_depth = max_depth
         self.time_limit = time_limit
@@ -145,11 +161,12 @@ class OptimalTreeRegressor(ClusterParamMixin, PathMixin, EncodedTreeMixin, Regre
         self.schedule = schedule
         self.callback = callback
         self.verbose = verbose
+        self.tie_break = tie_break
         self.categorical_features = categorical_features
         self.max_bins = max_bins
         self.cluster = cluster
 
-    _parameter_constraints = dict(TREE_SEARCH_CONSTRAINTS)
+    _parameter_constraints = {**TREE_SEARCH_CONSTRAINTS, "tie_break": [StrOptions({"fewest_nodes", "first_found"})]}
 
     _predicts_classes = False
 
@@ -183,13 +200,18 @@ class OptimalTreeRegressor(ClusterParamMixin, PathMixin, EncodedTreeMixin, Regre
         X, y, stopped = encode_for_fit(self, X, y, start, targets=check_targets)
         weight = check_sample_weight(sample_weight, len(y))
         kept = slice(None) if weight is None else weight > 0
-        sst = scale_targets(y[kept], None if weight is None else weight[kept]).total_sse
+        scaled = scale_targets(y[kept], None if weight is None else weight[kept])
+        sst = scaled.total_sse
         self.total_sse_ = sst
         self._node_cost_unit = sst
-        with progress_reporting(self) as (callback, every):
+        node_cost = float(self.complexity_cost) * sst
+        ties = squared_error_tie_break(node_cost, int(self.max_depth), X.shape[0], scaled.unit) if (
+            self.tie_break == "fewest_nodes" and self.max_gap == 0) else None
+        step = 0.0 if ties is None else ties.step
+        with progress_reporting(self, ties) as (callback, every):
             result = search_regression_tree(
                 X, y, int(self.max_depth),
-                node_cost=float(self.complexity_cost) * sst,
+                node_cost=node_cost + step,
                 max_gap=float(self.max_gap) * sst,
                 min_samples_leaf=int(min(self.min_samples_leaf, X.shape[0])),
                 time_limit=0.0 if stopped is not None else self.time_limit,
@@ -204,16 +226,20 @@ class OptimalTreeRegressor(ClusterParamMixin, PathMixin, EncodedTreeMixin, Regre
             result.interrupted, result.timed_out = True, False
         tree = result.tree
         errors = tree.squared_error()
-        objective = errors + float(self.complexity_cost) * sst * tree.n_branch_nodes
+        objective = errors + node_cost * tree.n_branch_nodes
         tolerance = TOLERANCE * sst
-        if abs(objective - result.objective) > tolerance:
+        if abs(objective + step * tree.n_branch_nodes - result.objective) > tolerance:
             raise RuntimeError(f"internal error: search reported objective {result.objective}, "
                                f"its tree scores {objective}")
         self.tree_ = tree
         self._float32_mismatches = float32_mismatches(tree.feature, tree.threshold, X)   # (for to_sklearn)
         self.train_error_ = errors
         self.objective_ = objective
-        self.lower_bound_ = min(max(result.lower_bound, 0.0), objective)
+        # with a tie-break the search proved the perturbed objective: proven
+        # there is proven here, and its bound less every node's step bounds ours
+        proven = objective + step * tree.n_branch_nodes - result.lower_bound <= tolerance
+        lower_bound = result.lower_bound if ties is None else ties.lower_bound(result.lower_bound)
+        self.lower_bound_ = min(max(lower_bound, 0.0), objective)
         self.timed_out_ = result.timed_out
         self.interrupted_ = result.interrupted
         if result.interrupted:
@@ -225,7 +251,8 @@ class OptimalTreeRegressor(ClusterParamMixin, PathMixin, EncodedTreeMixin, Regre
             warnings.warn(f"memory_limit={self.memory_limit:g} MB reached: the search stopped with the "
                           "best tree found so far, not proven optimal", RuntimeWarning, stacklevel=2)
         stopped = result.timed_out or result.interrupted or result.stopped or result.memory_out
-        self.is_optimal_ = (not stopped) and objective - self.lower_bound_ <= tolerance
+        self.is_optimal_ = (not stopped) and proven
+        self.fewest_nodes_ = self.is_optimal_ and ties is not None
         if self.is_optimal_:
             self.lower_bound_ = objective
         self.gap_ = relative_gap(objective, self.lower_bound_)
@@ -236,7 +263,7 @@ class OptimalTreeRegressor(ClusterParamMixin, PathMixin, EncodedTreeMixin, Regre
                           UserWarning, stacklevel=2)
         self.fit_time_ = time.perf_counter() - start
         self.stats_ = result.stats
-        self.trace_ = result.trace
+        self.trace_ = result.trace if ties is None else untie_trace(result.trace, ties)
         self.summary_ = FitSummary(
             method="tree",
             objective_name=("squared error + node cost" if self.complexity_cost else "squared error") + (
