@@ -321,7 +321,9 @@ def regression(*, lib: str, data: str, depth: int, target: int | None = None, th
         from optimaltrees import OptimalTreeRegressor
 
         Xtr = Xtr.astype(np.float64)
-        model = OptimalTreeRegressor(max_depth=depth, time_limit=time_limit, complexity_cost=0.0, min_samples_leaf=1)
+        # the first optimum proven, as the peers return
+        model = OptimalTreeRegressor(max_depth=depth, time_limit=time_limit, complexity_cost=0.0, min_samples_leaf=1,
+                                     tie_break="first_found")
         with _Clock() as clock, warnings.catch_warnings():
             warnings.simplefilter("ignore", UserWarning)        # the time-out warning: the record says it
             model.fit(Xtr, ytr)

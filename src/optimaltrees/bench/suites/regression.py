@@ -421,7 +421,8 @@ def report(records: list[dict], args, out_dir: Path) -> str:
               "Times are medians of the wall-clock seconds of `fit()` only; peak MB is the worker's peak RSS "
               "(interpreter + imports + data; ΔMB = peak minus the peak just before `fit()`). Every tree has "
               "cost 0 and leaves of at least one row; SSE = training sum of squared errors of the library's "
-              "`predict`, the same sum for every library.", ""]
+              "`predict`, the same sum for every library. optimaltrees fits with `tie_break=\"first_found\"`: "
+              "like the peers, it returns the first optimum it proves.", ""]
     if {"binary", "raw"} & set(args.parts):
         lines += ["## Data", "", _data_table(records, args), "",
                   "Numeric files: label-first, features scaled to about [0, 1]; the class label becomes the last "
