@@ -26,22 +26,23 @@ from functools import lru_cache
 import numpy as np
 
 
-def brute_force_fewest_nodes(X, y, depth, cost_per_node=0.0, min_samples_leaf=1, sample_weight=None):
-    """(optimal objective, fewest branching nodes among the optimal trees)."""
+def _positive_rows(X, y, sample_weight, most: int):
+    """(X, y, exact weights) of the rows of positive weight (at most ``most``)."""
     X = np.asarray(X, dtype=np.float64)
-    y = np.asarray(y)
     weight = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
     keep = weight > 0
-    X, y, weight = X[keep], y[keep], weight[keep]
-    n = len(y)
-    if n > 62:
+    if keep.sum() > most:
         raise ValueError("brute force oracle is meant for tiny data only")
-    w = [Fraction(float(v)) for v in weight]
-    cost = Fraction(float(cost_per_node))
-    labels = list(np.unique(y))
-    class_masks = [sum(1 << i for i in range(n) if y[i] == label) for label in labels]
+    return X[keep], y[keep], [Fraction(float(v)) for v in weight[keep]]
 
-    split_masks = []
+
+def _split_masks(X) -> list[int]:
+    """Every split's left rows as a bit mask: ``x[f] <= v`` for each distinct
+    value ``v`` of the column but the largest; with missing values in the
+    column, the missing rows go to either side, and ``v`` also takes -inf
+    and the largest value."""
+    n = X.shape[0]
+    masks = []
     for f in range(X.shape[1]):
         col = X[:, f]
         nan = sum(1 << i for i in range(n) if math.isnan(col[i]))
@@ -49,7 +50,29 @@ def brute_force_fewest_nodes(X, y, depth, cost_per_node=0.0, min_samples_leaf=1,
         values = list(present[:-1]) if nan == 0 else [-math.inf, *present]
         for v in values:
             le = sum(1 << i for i in range(n) if not math.isnan(col[i]) and col[i] <= v)
-            split_masks += [le] if nan == 0 else [le, le | nan]
+            masks += [le] if nan == 0 else [le, le | nan]
+    return masks
+
+
+def _children(mask: int, split_masks: list[int]):
+    """The distinct (left, right) row sets the splits make of ``mask``, both non-empty."""
+    seen = set()
+    for le in split_masks:
+        left, right = mask & le, mask & ~le
+        if left and right and left not in seen:
+            seen.add(left)
+            yield left, right
+
+
+def brute_force_fewest_nodes(X, y, depth, cost_per_node=0.0, min_samples_leaf=1, sample_weight=None):
+    """(optimal objective, fewest branching nodes among the optimal trees)."""
+    X, y, w = _positive_rows(X, np.asarray(y), sample_weight, 62)
+    n = len(y)
+    cost = Fraction(float(cost_per_node))
+    labels = list(np.unique(y))
+    class_masks = [sum(1 << i for i in range(n) if y[i] == label) for label in labels]
+
+    split_masks = _split_masks(X)
 
     def mass(mask):
         return sum((w[i] for i in range(n) if mask >> i & 1), Fraction(0))
@@ -61,12 +84,7 @@ def brute_force_fewest_nodes(X, y, depth, cost_per_node=0.0, min_samples_leaf=1,
         result = (mass(mask) - max(mass(mask & cm) for cm in class_masks), 0)
         if d == 0:
             return result
-        seen = set()
-        for le in split_masks:
-            left, right = mask & le, mask & ~le
-            if left == 0 or right == 0 or left in seen:
-                continue
-            seen.add(left)
+        for left, right in _children(mask, split_masks):
             a, b = best(left, d - 1), best(right, d - 1)
             if a is None or b is None:
                 continue
@@ -88,26 +106,11 @@ def brute_force_sse_front(X, y, depth, cost_per_node=0.0, min_samples_leaf=1, sa
     either side of a split, leaves hold ``min_samples_leaf`` rows of positive
     weight); errors are summed in exact rationals and rounded once per entry.
     """
-    X = np.asarray(X, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    weight = np.ones(len(y)) if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-    keep = weight > 0
-    X, y, weight = X[keep], y[keep], weight[keep]
+    X, y, w = _positive_rows(X, np.asarray(y, dtype=np.float64), sample_weight, 16)
     n = len(y)
-    if n > 16:
-        raise ValueError("brute force oracle is meant for tiny data only")
-    w = [Fraction(float(v)) for v in weight]
     t = [Fraction(float(v)) for v in y]
     cost = Fraction(float(cost_per_node))
-    split_masks = []
-    for f in range(X.shape[1]):
-        col = X[:, f]
-        nan = sum(1 << i for i in range(n) if math.isnan(col[i]))
-        present = np.unique(col[~np.isnan(col)])
-        values = list(present[:-1]) if nan == 0 else [-math.inf, *present]
-        for v in values:
-            le = sum(1 << i for i in range(n) if not math.isnan(col[i]) and col[i] <= v)
-            split_masks += [le] if nan == 0 else [le, le | nan]
+    split_masks = _split_masks(X)
 
     def leaf(mask):
         rows = [i for i in range(n) if mask >> i & 1]
@@ -122,12 +125,7 @@ def brute_force_sse_front(X, y, depth, cost_per_node=0.0, min_samples_leaf=1, sa
         best = {0: leaf(mask)}
         if d == 0:
             return best
-        seen = set()
-        for le in split_masks:
-            left, right = mask & le, mask & ~le
-            if left == 0 or right == 0 or left in seen:
-                continue
-            seen.add(left)
+        for left, right in _children(mask, split_masks):
             a, b = front(left, d - 1), front(right, d - 1)
             if a is None or b is None:
                 continue
