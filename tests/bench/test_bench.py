@@ -380,6 +380,36 @@ def test_contree_suite_against_a_baseline_checkout(zero_one, tmp_path):
     assert "Skipped" not in text and "Notes" not in text
 
 
+def test_contree_suite_at_a_node_cost_compares_objectives(zero_one, tmp_path):
+    """--cost: both sides fit with that complexity_cost; the tables hold the
+    objective (3 errors + 0.05 x 40 rows per branch node), not the errors."""
+    out = tmp_path / "out" / "costs.md"
+    args = _suite_args("contree", ["--data-dir", str(zero_one.parent), "--datasets", "tiny01", "--depths", "2",
+                                   "--repeats", "1", "--baseline", _our_src(), "--cost", "0.05"], out)
+    text = run_suite("contree", args).read_text()
+    records = _records(out)
+    assert all(r["status"] == "ok" and r["optimal"] and r["cost"] == 0.05 for r in records), records
+    objectives = {r["objective"] for r in records}
+    assert len(objectives) == 1
+    (objective,) = objectives
+    nodes = round((objective - records[0]["error"]) / (0.05 * 40))
+    assert nodes >= 1 and objective == pytest.approx(records[0]["error"] + 2.0 * nodes)
+    assert "# optimaltrees before/after at complexity_cost 0.05" in text
+    assert f"| tiny01 | 40 | 4 | {round(objective, 6)} | {round(objective, 6)} | ✓ |" in text
+    assert "Notes" not in text          # no prediction mismatch from the mapped objectives
+
+
+def test_contree_suite_refuses_a_node_cost_without_a_baseline(zero_one, tmp_path):
+    from optimaltrees.bench.suites import contree
+
+    for extra, message in ((["--cost", "0.01"], "--cost needs --baseline"),
+                           (["--cost", "-1", "--baseline", _our_src()], "--cost must be at least 0")):
+        args = _suite_args("contree", ["--data-dir", str(zero_one.parent), "--datasets", "tiny01", "--depths", "2",
+                                       *extra], tmp_path / "x.md")
+        with pytest.raises(ValueError, match=message):
+            contree.plan(args, tmp_path)
+
+
 def test_contree_suite_two_threads_against_one(zero_one, tmp_path):
     """--baseline-jobs: the same code on both sides, two threads after, one before."""
     out = tmp_path / "out" / "contree.md"

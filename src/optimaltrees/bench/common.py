@@ -28,13 +28,17 @@ def data_files(args) -> dict[str, Path]:
 
 
 def fit_job(lib: str, data: Path, depth: int, time_limit: float | None, key: dict, *, jobs: int = 1,
-            kill_after: float = 3600.0, baseline: str | None = None, tie_break: str = "first_found") -> Job:
+            kill_after: float = 3600.0, baseline: str | None = None, tie_break: str = "first_found",
+            cost: float = 0.0) -> Job:
     """A whole-data fit of ``lib``; a fit without a limit is killed after ``kill_after`` s.
     ``lib`` BASELINE is our fit run by the optimaltrees found in ``baseline``;
-    ``tie_break`` is ours only (a baseline returns the first optimum it proves)."""
+    ``tie_break`` is ours only (a baseline returns the first optimum it proves);
+    ``cost``: the ``complexity_cost`` of ours and the baseline."""
     params = dict(data=str(data), depth=depth, time_limit=time_limit)
     if lib in (OURS, BASELINE):
         params["jobs"] = jobs
+        if cost:
+            params["cost"] = cost
     if lib == OURS and tie_break != "first_found":
         params["tie_break"] = tie_break
     fit = LIBRARIES[OURS if lib == BASELINE else lib][0]

@@ -196,16 +196,17 @@ def _tree_record(X, errors: int, clock: _Clock, **extra) -> dict:
 
 
 def tree(*, data: str, depth: int, time_limit: float | None = None, search: str = "exhaustive",
-         schedule: str = "luby", jobs: int = 1, tie_break: str = "first_found") -> dict:
-    """OptimalTreeClassifier on a whole data set (training error, proof, trace).
-    ``tie_break``: "first_found" (the default here) returns the first optimal
-    tree proven, as the peers do."""
+         schedule: str = "luby", jobs: int = 1, tie_break: str = "first_found", cost: float = 0.0) -> dict:
+    """OptimalTreeClassifier on a whole data set (training error, objective,
+    proof, trace).  ``tie_break``: "first_found" (the default here) returns
+    the first optimal tree proven, as the peers do; ``cost``: its
+    ``complexity_cost``."""
     from optimaltrees import OptimalTreeClassifier
 
     X, y, _ = load_table(data)
     ties = {"tie_break": tie_break} if "tie_break" in OptimalTreeClassifier().get_params() else {}
     model = OptimalTreeClassifier(max_depth=depth, time_limit=time_limit, n_jobs=jobs, search=search,
-                                  schedule=schedule, **ties)
+                                  schedule=schedule, complexity_cost=cost, **ties)
     with _Clock() as clock:
         model.fit(X, y)
     recomputed = int((model.predict(X) != y).sum())
@@ -213,6 +214,7 @@ def tree(*, data: str, depth: int, time_limit: float | None = None, search: str 
     return _tree_record(X, model.train_error_, clock, error_predict=recomputed,
                         optimal=s.proven, lower_bound=s.lower_bound, gap=s.gap, timed_out=s.timed_out,
                         search=search, schedule=schedule, jobs=jobs, tie_break=tie_break,
+                        cost=cost, objective=float(model.objective_),
                         leaves=int(model.get_n_leaves()),
                         trace=[[round(p.time, 6), int(p.error), float(p.lower_bound)] for p in model.trace_])
 

@@ -12,7 +12,8 @@ ratio, and under it the geometric-mean and max ratio.
 With ``--baseline DIR`` the peer is optimaltrees itself as found in DIR (the
 src folder of another built checkout), each fit in its own process like
 ours: before and after in one run, ratios after/before, and whether every
-optimum stayed identical.
+optimum stayed identical.  ``--cost C`` (before/after only: the peers have
+no node cost) fits both with ``complexity_cost=C`` and compares objectives.
 """
 from __future__ import annotations
 
@@ -62,6 +63,9 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--baseline", metavar="DIR",
                     help="before/after: the peer is optimaltrees as found in DIR (the src folder of another "
                          "built checkout), run like ours; the report's ratios are after/before")
+    ap.add_argument("--cost", type=float, default=0.0,
+                    help="complexity_cost of both sides (default 0); above 0 only with --baseline, and the "
+                         "tables compare objectives (errors + cost x rows x branch nodes)")
     ap.add_argument("--baseline-jobs", type=int, default=None,
                     help="n_jobs of the baseline (default: --jobs); with the baseline being this checkout's "
                          "src, --jobs 2 --baseline-jobs 1 measures the speed-up of two threads over one")
@@ -89,6 +93,25 @@ def _at_a_time(args) -> str:
     return "one fit at a time" if workers == 1 else f"{workers} fits at a time (one per worker)"
 
 
+def _cost(args) -> float:
+    return getattr(args, "cost", 0.0) or 0.0
+
+
+def _as_objectives(records: list[dict]) -> list[dict]:
+    """Under a node cost the tables compare objectives: each record's
+    ``error`` becomes its objective (rounded off below the engine's
+    tolerance, so that equal optima print and compare equal)."""
+    out = []
+    for r in records:
+        if r.get("objective") is not None and r.get("error") is not None:
+            node_costs = r["objective"] - r["error"]
+            r = dict(r, error=round(r["objective"], 6))
+            if r.get("error_predict") is not None:
+                r["error_predict"] = round(r["error_predict"] + node_costs, 6)
+        out.append(r)
+    return out
+
+
 def _limit(args, depth: int) -> float | None:
     return args.time_limit if depth >= args.limit_from_depth else None
 
@@ -101,6 +124,10 @@ def plan(args, out_dir: Path) -> list[Job]:
         args.baseline = check_baseline(args.baseline)
     elif getattr(args, "baseline_jobs", None) is not None:
         raise ValueError("--baseline-jobs sets the threads of the --baseline side: give --baseline too")
+    if _cost(args) and not getattr(args, "baseline", None):
+        raise ValueError("--cost needs --baseline: the peers have no node cost")
+    if _cost(args) < 0:
+        raise ValueError(f"--cost must be at least 0, not {_cost(args)}")
     jobs = []
     for depth in args.depths:
         limit = _limit(args, depth)
@@ -113,9 +140,11 @@ def plan(args, out_dir: Path) -> list[Job]:
                         continue
                     key = dict(dataset=name, depth=depth, side=side, lib=lib, repeat=rep + 1, order=pos + 1,
                                time_limit=limit)
+                    if _cost(args):
+                        key["cost"] = _cost(args)
                     jobs.append(fit_job(lib, path, depth, limit, key, jobs=_jobs(args, lib),
                                         kill_after=args.no_limit_timeout, baseline=getattr(args, "baseline", None),
-                                        tie_break=getattr(args, "tie_break", "first_found")))
+                                        tie_break=getattr(args, "tie_break", "first_found"), cost=_cost(args)))
     args.planned = len(jobs)
     return jobs
 
@@ -134,6 +163,9 @@ def report(records: list[dict], args, out_dir: Path) -> str:
     # column words: ours and the peer, or after and before
     we, they, us, them = ("after", "before", "after", "before") if baseline else ("our", "peer", "ours", "peer")
     title = "optimaltrees before/after" if baseline else f"optimaltrees vs {args.peer}"
+    if _cost(args):
+        title += f" at complexity_cost {_cost(args):g}"
+        records = _as_objectives(records)
     lines = [f"# {title} — training-set runtime", ""]
     if args.dry_run:
         lines += [f"**DRY RUN: both sides are {_peer(args)}** (harness self-test, not a result).", ""]
@@ -142,6 +174,9 @@ def report(records: list[dict], args, out_dir: Path) -> str:
               tie_note(getattr(args, "tie_break", "first_found")), ""]
     if baseline:
         lines += [baseline_note(baseline), ""]
+    if _cost(args):
+        lines += [f"Both sides fit with `complexity_cost={_cost(args):g}`: the error columns hold the objective "
+                  "(training errors + the cost × rows × branch nodes), which two optima share.", ""]
     if baseline and _jobs(args, OURS) != _jobs(args, BASELINE):
         lines += [f"Threads: after n_jobs={_jobs(args, OURS)}, before n_jobs={_jobs(args, BASELINE)}.", ""]
     lines += [f"Repeats per (data set, depth, library): {args.repeats}, order alternated ({us} first on odd "
