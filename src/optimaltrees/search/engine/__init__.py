@@ -70,7 +70,7 @@ def _engine(layout, n_classes: int, max_depth: int, rank: np.ndarray, words: np.
     n = rank.shape[1]
     return Engine(layout, n_classes, max_depth, cost, gap, min_leaf, memory_limit_mb,
                   np.ascontiguousarray(words[0, n:n + 64]), options.root_seeds,
-                  options.side_floors and lopsided(rank))
+                  options.side_floors and lopsided(rank), options.cost_floors)
 
 
 def build_engine(order: np.ndarray, rank: np.ndarray, y: np.ndarray, n_classes: int, max_depth: int,

@@ -65,6 +65,8 @@ cdef class Engine:
                                                   # _may_floor; else empty)
     cdef bint side_on                      # splits with a light side are bounded by the node's
                                            # shallower optimum (an option, where some feature is lopsided)
+    cdef bint cost_on                      # under a node cost, nodes are bounded by their shallower optimum
+                                           # or their depth's node costs (an option; ``cost_floor``)
     cdef vector[double] side_base          # per level: a lower bound on the node's optimum one level
                                            # shallower (-inf: none this node)
     cdef vector[vector[double]] side_floors   # per level: the searched feature's floor from it at

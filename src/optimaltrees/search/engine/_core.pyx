@@ -64,12 +64,13 @@ cdef class Engine:
 
     def __init__(self, layout, int n_classes, int max_depth, double cost=0.0, double gap=0.0,
                  int min_leaf=1, double memory_limit_mb=INFINITY, int64_t[::1] depth_words=None,
-                 bint root_seeds=True, bint side_floors=False):
+                 bint root_seeds=True, bint side_floors=False, bint cost_floors=True):
         """``memory_limit_mb``: INFINITY for none.  ``depth_words``: 64
         random integers that make a set's cache key differ per depth.
         ``root_seeds``: the ``root_seeds`` engine option; ``side_floors``:
         the ``side_floors`` option where some feature is lopsided
-        (:func:`~optimaltrees.search.engine.lopsided`)."""
+        (:func:`~optimaltrees.search.engine.lopsided`); ``cost_floors``:
+        the ``cost_floors`` option."""
         cdef int lvl, levels = max(max_depth, 1) + 1
         if not isinstance(layout, (SortedLayout, BitsetLayout, AdditiveLayout)):
             raise TypeError(f"unknown data layout {type(layout).__name__}")
@@ -85,6 +86,7 @@ cdef class Engine:
         self.prune = min_leaf <= 1
         self.seeds_on = root_seeds
         self.side_on = side_floors
+        self.cost_on = cost_floors and cost > 0.0
         self.side_base.assign(levels, -INFINITY)
         self.ctl = RunControl()
         self.rules = RuleState(levels, self.p)
@@ -584,11 +586,13 @@ cdef class Engine:
         cdef bint claiming = level == 0 and self.ctl.shared != NULL
         ub = ub_in if ub_in < best_val else best_val
         if spent == FREE and not claiming:
-            side_start(self, lay, level, node, depth, &ub, &best_val, &best_tree)
+            side_start(self, lay, level, node, depth, &ub, &best_val, &best_tree, &known_lb)
         else:
             self.side_base[level] = -INFINITY
         node_lb = best_val   # min over the lower bounds of every alternative
-        if feature_floors(self, lay, level, node, depth, &known_lb) and ub <= known_lb + gap_here + EPS:
+        if ub <= known_lb + gap_here + EPS:
+            fi = self.p       # settled before any feature (the cost floor): nothing to search
+        elif feature_floors(self, lay, level, node, depth, &known_lb) and ub <= known_lb + gap_here + EPS:
             self.n_class_prunes += 1
             fi = self.p       # no split can beat the incumbent: nothing to search
         else:

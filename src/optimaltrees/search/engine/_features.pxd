@@ -13,7 +13,7 @@ from optimaltrees.search.engine._layout cimport Layout
 cdef bint feature_floors(Engine eng, Layout lay, int level, Node* node, int depth,
                          double* known_lb) noexcept nogil
 cdef void side_start(Engine eng, Layout lay, int level, Node* node, int depth, double* ub,
-                     double* best_val, int32_t* best_tree) noexcept nogil
+                     double* best_val, int32_t* best_tree, double* known_lb) noexcept nogil
 cdef void order_features(Engine eng, Layout lay, int level, Node* node, int32_t* order) noexcept nogil
 cdef void probe_features(Engine eng, Layout lay, int level, Node* node, int depth, int32_t* order,
                          double enough, double* ub, double* best_val, int32_t* best_tree) noexcept nogil

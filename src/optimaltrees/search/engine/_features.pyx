@@ -62,20 +62,55 @@ cdef bint feature_floors(Engine eng, Layout lay, int level, Node* node, int dept
     return True
 
 
+cdef inline double costly_floor(Engine eng, Layout lay, Node* node, int depth) noexcept nogil:
+    """What every tree of at least d branch nodes costs at a node of depth d."""
+    return depth * eng.cost + node_floor(lay, node.counts, eng.K, depth)
+
+
+cdef double cost_floor(Engine eng, Layout lay, int level, Node* node, int depth, double limit,
+                       Result* shallower) noexcept nogil:
+    """A bound on a node of depth d >= 2 under a node cost: a tree of at
+    most d - 1 branch nodes has depth at most d - 1, so it costs at least
+    opt_{d-1}; any other pays d node costs (and the node's class floor).
+    opt_{d-1} is solved (at the next level's buffers, cached) only as far
+    as ``limit`` or the d node costs, whichever is less: beyond, the bound
+    is the node costs.  ``shallower`` receives that solve's result."""
+    cdef double floor = costly_floor(eng, lay, node, depth)
+    cdef double ask = floor + 2 * EPS
+    if limit < ask:
+        ask = limit
+    shallower[0] = eng._solve(lay, level + 1, node, depth - 1, ask, 0.0, FREE)
+    if shallower[0].lb < floor:
+        floor = shallower[0].lb
+    return floor
+
+
 cdef void side_start(Engine eng, Layout lay, int level, Node* node, int depth, double* ub,
-                     double* best_val, int32_t* best_tree) noexcept nogil:
+                     double* best_val, int32_t* best_tree, double* known_lb) noexcept nogil:
     """The node's optimum one level shallower, the base of its side floors
     (``_side_floor.pxd``), into ``side_base[level]`` (-inf: none).  Only
     at depth two and three, where it costs one depth-one scan or one
     depth-two subproblem beside the node's many; it is solved at the next
     level's buffers (the node's children are not made yet) and cached
-    like any subproblem.  Its tree, of depth d - 1, is an incumbent."""
+    like any subproblem.  Its tree, of depth d - 1, is an incumbent.
+    Under a node cost, where the node's costs alone reach ``ub``, the
+    shallower solve settles the node (:func:`cost_floor`, into ``known_lb``):
+    it is solved there for the tie-break's tiny costs too, but only where
+    trees of d nodes are already out of reach."""
     cdef Result res
+    cdef double floor
+    cdef bint sides = eng.side_on and 2 <= depth <= 3
     eng.side_base[level] = -INFINITY
-    if not eng.side_on or depth < 2 or depth > 3:
+    if sides:
+        res = eng._solve(lay, level + 1, node, depth - 1, INFINITY, 0.0, FREE)
+        eng.side_base[level] = res.lb
+    # only where it settles the node: the shallower tree is its optimum, or no tree beats ub
+    if eng.cost_on and depth >= 2 and costly_floor(eng, lay, node, depth) >= ub[0] - EPS:
+        floor = cost_floor(eng, lay, level, node, depth, ub[0], &res)
+        if floor > known_lb[0]:
+            known_lb[0] = floor
+    elif not sides:
         return
-    res = eng._solve(lay, level + 1, node, depth - 1, INFINITY, 0.0, FREE)
-    eng.side_base[level] = res.lb
     if res.tree >= 0 and res.val < best_val[0] - EPS:
         best_val[0] = res.val
         best_tree[0] = res.tree

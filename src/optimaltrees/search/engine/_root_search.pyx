@@ -60,7 +60,7 @@ cdef double search_root(Engine eng, Layout lay, Node* node, int depth, double ub
     cdef int r, f, m, zl, zr, fw, busy
     cdef double* FL
     ub = ub_in if ub_in < best_val else best_val
-    side_start(eng, lay, 0, node, depth, &ub, &best_val, &best_tree)
+    side_start(eng, lay, 0, node, depth, &ub, &best_val, &best_tree, &known_lb)
     order_features(eng, lay, 0, node, order)
     if eng.ctl.shared == NULL:
         eng.front.started = False      # a private frontier starts afresh every solve

@@ -82,6 +82,12 @@ class EngineOptions:
         not a search each.  Only where some feature has one value on at
         least half the rows (:func:`~optimaltrees.search.engine.lopsided`):
         elsewhere no split is light enough to pay for the solve.
+    cost_floors : bool, default=True
+        Under a node cost, a node of depth d >= 2 whose bound d node costs
+        already reach is solved one level shallower instead: a tree of at
+        most d - 1 branch nodes has depth at most d - 1, and any other
+        costs too much.  A depth-four search thus settles many depth-three
+        nodes by one depth-two solve each.
     """
 
     histogram_scans: float = 100.0
@@ -97,6 +103,7 @@ class EngineOptions:
     root_seeds: bool = True
     pair_tables: float = 1.0
     side_floors: bool = True
+    cost_floors: bool = True
 
     def __post_init__(self) -> None:
         if self.pairs not in PAIR_MODES:
