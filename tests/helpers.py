@@ -134,3 +134,30 @@ def random_rows(X: np.ndarray, n: int, seed: int, missing: float = 0.0) -> np.nd
     out[copy] = X[rng.integers(0, len(X), size=out.shape), np.arange(X.shape[1])][copy]
     out[rng.random(out.shape) < missing] = np.nan
     return out
+
+
+def weights_from(draw, n: int) -> np.ndarray:
+    """Row weights for a hypothesis test: halves, units and small integers."""
+    from hypothesis import strategies as st
+
+    return np.array(draw(st.lists(st.sampled_from([0.5, 1.0, 2.0, 3.0]), min_size=n, max_size=n)))
+
+
+def check_brute_force_classifier(X, y, w, depth: int, share: float, min_leaf: int, options: dict,
+                                 tie_break: str = "first_found") -> None:
+    """Fit with these engine ``options`` and check the proven objective is
+    the brute force's (node cost ``share`` of the rows' weight)."""
+    from hypothesis import note
+    from oracle import brute_force_objective
+
+    from optimaltrees import OptimalTreeClassifier
+    from optimaltrees.search.engine import engine_options
+
+    note(f"X = np.array({X.tolist()!r}); y = np.array({y.tolist()!r}); w = {None if w is None else w.tolist()!r}")
+    total = float(len(y) if w is None else w.sum())
+    expected = brute_force_objective(X, y, depth, share * total, min_leaf, w)
+    with engine_options(**options):
+        clf = OptimalTreeClassifier(max_depth=depth, complexity_cost=share, min_samples_leaf=min_leaf,
+                                    tie_break=tie_break, time_limit=None).fit(X, y, sample_weight=w)
+    assert clf.is_optimal_
+    assert abs(clf.objective_ - expected) <= 1e-9 * max(1.0, total)

@@ -7,9 +7,9 @@ rule to fire, weights, leaf sizes, missing values, the tie-break's small
 steps), and they settle nodes a depth-four search would otherwise search."""
 import numpy as np
 import pytest
-from hypothesis import given, note, settings, strategies as st
+from hypothesis import given, settings, strategies as st
 
-from helpers import n_examples
+from helpers import check_brute_force_classifier, n_examples, weights_from
 from instances import SETTINGS, instances, regression_instances
 from oracle import brute_force_objective, brute_force_sse
 from oracle_cost import brute_force_cost
@@ -20,10 +20,6 @@ from optimaltrees.search.engine import engine_options
 # node costs as a share of the rows' weight: from where the rule rarely
 # fires to where a single split hardly pays
 SHARES = [0.02, 0.08, 0.15, 0.3]
-
-
-def _weights(draw, n):
-    return np.array(draw(st.lists(st.sampled_from([0.5, 1.0, 2.0, 3.0]), min_size=n, max_size=n)))
 
 
 @settings(max_examples=n_examples(200), **SETTINGS)
@@ -37,22 +33,15 @@ def test_classification_with_cost_floors_is_the_brute_force_optimum(inst, depth,
     if nan:
         X = X.copy()
         X[rng.random(X.shape) < 0.15] = np.nan
-    w = _weights(data.draw, len(y)) if weighted else None
-    note(f"X = np.array({X.tolist()!r}); y = np.array({y.tolist()!r}); w = {None if w is None else w.tolist()!r}")
-    total = float(len(y) if w is None else w.sum())
-    expected = brute_force_objective(X, y, depth, share * total, min_leaf, w)
-    with engine_options(cost_floors=True):
-        clf = OptimalTreeClassifier(max_depth=depth, complexity_cost=share, min_samples_leaf=min_leaf,
-                                    tie_break=tie_break, time_limit=None).fit(X, y, sample_weight=w)
-    assert clf.is_optimal_
-    assert abs(clf.objective_ - expected) <= 1e-9 * max(1.0, total)
+    w = weights_from(data.draw, len(y)) if weighted else None
+    check_brute_force_classifier(X, y, w, depth, share, min_leaf, {"cost_floors": True}, tie_break)
 
 
 @settings(max_examples=n_examples(120), **SETTINGS)
 @given(regression_instances(max_n=9), st.integers(2, 4), st.sampled_from(SHARES), st.booleans(), st.data())
 def test_squared_error_with_cost_floors_is_the_brute_force_optimum(inst, depth, share, weighted, data):
     X, y = inst
-    w = _weights(data.draw, len(y)) if weighted else None
+    w = weights_from(data.draw, len(y)) if weighted else None
     sst = brute_force_sse(X, y, 0, 0.0, 1, w)
     expected = brute_force_sse(X, y, depth, share * sst, 1, w)
     with engine_options(cost_floors=True):

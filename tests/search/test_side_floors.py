@@ -6,11 +6,11 @@ every objective, with weights, leaf sizes and node costs, and they prune
 where a table carries an identifier-like column."""
 import numpy as np
 import pytest
-from hypothesis import given, note, settings, strategies as st
+from hypothesis import given, settings, strategies as st
 
-from helpers import n_examples
+from helpers import check_brute_force_classifier, n_examples, weights_from
 from instances import SETTINGS
-from oracle import brute_force_objective, brute_force_sse
+from oracle import brute_force_sse
 from oracle_cost import brute_force_cost
 
 from optimaltrees import OptimalTreeClassifier, OptimalTreeRegressor
@@ -34,26 +34,14 @@ def lopsided_rows(draw, max_n=13, max_features=3, nan=True):
     return X, rng
 
 
-def _weights(draw, n):
-    w = np.array(draw(st.lists(st.sampled_from([0.5, 1.0, 2.0, 3.0]), min_size=n, max_size=n)))
-    return w
-
-
 @settings(max_examples=n_examples(150), **SETTINGS)
 @given(lopsided_rows(), st.integers(2, 3), st.sampled_from([0.0, 0.05]), st.sampled_from([1, 2]),
        st.booleans(), st.data())
 def test_classification_with_side_floors_is_the_brute_force_optimum(inst, depth, cost, min_leaf, weighted, data):
     X, rng = inst
     y = rng.integers(0, data.draw(st.integers(2, 3)), size=len(X))
-    w = _weights(data.draw, len(y)) if weighted else None
-    note(f"X = np.array({X.tolist()!r}); y = np.array({y.tolist()!r}); w = {None if w is None else w.tolist()!r}")
-    total = float(len(y) if w is None else w.sum())
-    expected = brute_force_objective(X, y, depth, cost * total, min_leaf, w)
-    with engine_options(side_floors=True):
-        clf = OptimalTreeClassifier(max_depth=depth, complexity_cost=cost, min_samples_leaf=min_leaf,
-                                    tie_break="first_found", time_limit=None).fit(X, y, sample_weight=w)
-    assert clf.is_optimal_
-    assert abs(clf.objective_ - expected) <= 1e-9 * max(1.0, total)
+    w = weights_from(data.draw, len(y)) if weighted else None
+    check_brute_force_classifier(X, y, w, depth, cost, min_leaf, {"side_floors": True})
 
 
 @settings(max_examples=n_examples(100), **SETTINGS)
@@ -61,7 +49,7 @@ def test_classification_with_side_floors_is_the_brute_force_optimum(inst, depth,
 def test_squared_error_with_side_floors_is_the_brute_force_optimum(inst, depth, cost, weighted, data):
     X, rng = inst
     y = np.round(rng.normal(size=len(X)) * data.draw(st.sampled_from([1.0, 1e3])), 2)
-    w = _weights(data.draw, len(y)) if weighted else None
+    w = weights_from(data.draw, len(y)) if weighted else None
     sst = brute_force_sse(X, y, 0, 0.0, 1, w)
     expected = brute_force_sse(X, y, depth, cost * sst, 1, w)
     with engine_options(side_floors=True):
